@@ -1,0 +1,418 @@
+// Package jsjson reads and writes JSON the way JavaScript's JSON.parse and
+// JSON.stringify do, which is how pi reads and writes its session files.
+//
+// pifs must accept exactly the lines pi accepts, produce byte-identical lines
+// when it writes, and interpret values (truthiness, dates, numbers) with
+// JavaScript's rules. The scanner works on raw bytes and never builds a value
+// tree, so that a 100 MB session can be indexed without decoding message
+// bodies.
+package jsjson
+
+import (
+	"bytes"
+	"errors"
+)
+
+// ErrSyntax is returned for input that JSON.parse would reject.
+var ErrSyntax = errors.New("invalid JSON")
+
+// Kind is the type of a JSON value, told from its first byte.
+type Kind byte
+
+const (
+	Invalid Kind = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// KindOf reports the kind of the raw value v (which must be valid JSON).
+func KindOf(v []byte) Kind {
+	if len(v) == 0 {
+		return Invalid
+	}
+	switch v[0] {
+	case 'n':
+		return Null
+	case 't', 'f':
+		return Bool
+	case '"':
+		return String
+	case '[':
+		return Array
+	case '{':
+		return Object
+	default:
+		return Number
+	}
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipWS returns the index of the first non-whitespace byte at or after i.
+func SkipWS(b []byte, i int) int {
+	for i < len(b) && isWS(b[i]) {
+		i++
+	}
+	return i
+}
+
+// TrimWS trims JSON whitespace from both ends.
+func TrimWS(b []byte) []byte {
+	i := SkipWS(b, 0)
+	j := len(b)
+	for j > i && isWS(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// Parse checks that line holds exactly one JSON value, surrounded only by
+// whitespace, and returns that value's bytes.
+func Parse(line []byte) ([]byte, error) {
+	v := TrimWS(line)
+	if len(v) == 0 {
+		return nil, ErrSyntax
+	}
+	end, err := scanValue(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	if end != len(v) {
+		return nil, ErrSyntax
+	}
+	return v, nil
+}
+
+// Valid reports whether b is exactly one JSON value with optional whitespace.
+func Valid(b []byte) bool {
+	_, err := Parse(b)
+	return err == nil
+}
+
+// scanValue validates the value starting at b[i] and returns the index just
+// past it. It is iterative, so nesting depth costs heap, not stack.
+func scanValue(b []byte, i int) (int, error) {
+	var stack []byte // '[' or '{' for each open container
+	for {
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		// A value.
+		switch c := b[i]; {
+		case c == '{':
+			i = SkipWS(b, i+1)
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			stack = append(stack, '{')
+			// Expect key.
+			var err error
+			if i, err = scanKeyColon(b, i); err != nil {
+				return 0, err
+			}
+			continue
+		case c == '[':
+			i = SkipWS(b, i+1)
+			if i < len(b) && b[i] == ']' {
+				i++
+				break
+			}
+			stack = append(stack, '[')
+			continue
+		case c == '"':
+			end, err := scanString(b, i)
+			if err != nil {
+				return 0, err
+			}
+			i = end
+		case c == 't':
+			if !bytes.HasPrefix(b[i:], []byte("true")) {
+				return 0, ErrSyntax
+			}
+			i += 4
+		case c == 'f':
+			if !bytes.HasPrefix(b[i:], []byte("false")) {
+				return 0, ErrSyntax
+			}
+			i += 5
+		case c == 'n':
+			if !bytes.HasPrefix(b[i:], []byte("null")) {
+				return 0, ErrSyntax
+			}
+			i += 4
+		case c == '-' || (c >= '0' && c <= '9'):
+			end, err := scanNumber(b, i)
+			if err != nil {
+				return 0, err
+			}
+			i = end
+		default:
+			return 0, ErrSyntax
+		}
+		// After a value: close containers or expect a separator.
+		for {
+			if len(stack) == 0 {
+				return i, nil
+			}
+			i = SkipWS(b, i)
+			if i >= len(b) {
+				return 0, ErrSyntax
+			}
+			top := stack[len(stack)-1]
+			if b[i] == ',' {
+				i++
+				if top == '{' {
+					var err error
+					if i, err = scanKeyColon(b, SkipWS(b, i)); err != nil {
+						return 0, err
+					}
+				}
+				break
+			}
+			if (top == '{' && b[i] == '}') || (top == '[' && b[i] == ']') {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			return 0, ErrSyntax
+		}
+	}
+}
+
+func scanKeyColon(b []byte, i int) (int, error) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, ErrSyntax
+	}
+	end, err := scanString(b, i)
+	if err != nil {
+		return 0, err
+	}
+	i = SkipWS(b, end)
+	if i >= len(b) || b[i] != ':' {
+		return 0, ErrSyntax
+	}
+	return i + 1, nil
+}
+
+// scanString validates the string starting at the quote b[i].
+func scanString(b []byte, i int) (int, error) {
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return 0, ErrSyntax
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+5 >= len(b) {
+					return 0, ErrSyntax
+				}
+				for k := i + 2; k < i+6; k++ {
+					if unhex(b[k]) < 0 {
+						return 0, ErrSyntax
+					}
+				}
+				i += 6
+			default:
+				return 0, ErrSyntax
+			}
+		case c < 0x20:
+			return 0, ErrSyntax
+		default:
+			i++
+		}
+	}
+	return 0, ErrSyntax
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func scanNumber(b []byte, i int) (int, error) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return 0, ErrSyntax
+	}
+	if b[i] == '0' {
+		i++
+	} else if b[i] >= '1' && b[i] <= '9' {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	} else {
+		return 0, ErrSyntax
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return 0, ErrSyntax
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return 0, ErrSyntax
+		}
+	}
+	return i, nil
+}
+
+// skip returns the end of the (already validated) value starting at b[i].
+func skip(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		i++
+		for {
+			switch b[i] {
+			case '"':
+				return i + 1
+			case '\\':
+				i += 2
+			default:
+				i++
+			}
+		}
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = skip(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// Members calls fn for each member of the valid object obj, in order, with the
+// key's raw bytes (quotes included) and the value's bytes. It stops when fn
+// returns false.
+func Members(obj []byte, fn func(key, val []byte) bool) {
+	if KindOf(obj) != Object {
+		return
+	}
+	i := SkipWS(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		kend := skip(obj, i)
+		key := obj[i:kend]
+		i = SkipWS(obj, kend) + 1 // past ':'
+		i = SkipWS(obj, i)
+		vend := skip(obj, i)
+		if !fn(key, obj[i:vend]) {
+			return
+		}
+		i = SkipWS(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = SkipWS(obj, i+1)
+			continue
+		}
+		return
+	}
+}
+
+// Elements calls fn for each element of the valid array arr.
+func Elements(arr []byte, fn func(val []byte) bool) {
+	if KindOf(arr) != Array {
+		return
+	}
+	i := SkipWS(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		end := skip(arr, i)
+		if !fn(arr[i:end]) {
+			return
+		}
+		i = SkipWS(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = SkipWS(arr, i+1)
+		}
+	}
+}
+
+// KeyIs reports whether the raw key (with quotes) spells name.
+func KeyIs(key []byte, name string) bool {
+	if len(key) == len(name)+2 && string(key[1:len(key)-1]) == name {
+		return true
+	}
+	if bytes.IndexByte(key, '\\') < 0 {
+		return false
+	}
+	s, _ := Unquote(key)
+	return s == name
+}
+
+// Get returns the value of the last member named name (JSON.parse keeps the
+// last of duplicate keys), or nil when obj has none or is not an object.
+func Get(obj []byte, name string) []byte {
+	var found []byte
+	Members(obj, func(k, v []byte) bool {
+		if KeyIs(k, name) {
+			found = v
+		}
+		return true
+	})
+	return found
+}
+
+// Has reports whether obj has a member named name.
+func Has(obj []byte, name string) bool { return Get(obj, name) != nil }
+
+// Str returns the string value of obj[name] and whether it is a string.
+func Str(obj []byte, name string) (string, bool) {
+	v := Get(obj, name)
+	if KindOf(v) != String {
+		return "", false
+	}
+	s, err := Unquote(v)
+	return s, err == nil
+}

@@ -1,0 +1,243 @@
+package jsjson
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unquote decodes a raw JSON string (with its quotes). Lone surrogates and
+// invalid UTF-8 become U+FFFD, as they do when JavaScript text is written out
+// as UTF-8.
+func Unquote(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", ErrSyntax
+	}
+	body := raw[1 : len(raw)-1]
+	if strings.IndexByte(string(body), '\\') < 0 && utf8.Valid(body) {
+		return string(body), nil
+	}
+	var sb strings.Builder
+	sb.Grow(len(body))
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c != '\\' {
+			r, n := utf8.DecodeRune(body[i:])
+			sb.WriteRune(r)
+			i += n
+			continue
+		}
+		if i+1 >= len(body) {
+			return "", ErrSyntax
+		}
+		switch body[i+1] {
+		case '"', '\\', '/':
+			sb.WriteByte(body[i+1])
+		case 'b':
+			sb.WriteByte('\b')
+		case 'f':
+			sb.WriteByte('\f')
+		case 'n':
+			sb.WriteByte('\n')
+		case 'r':
+			sb.WriteByte('\r')
+		case 't':
+			sb.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(body, i+2)
+			if !ok {
+				return "", ErrSyntax
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r < 0xDC00 && i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
+					if r2, ok := hex4(body, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+						sb.WriteRune(utf16.DecodeRune(r, r2))
+						i += 6
+						continue
+					}
+				}
+				sb.WriteRune(utf8.RuneError)
+				continue
+			}
+			sb.WriteRune(r)
+			continue
+		default:
+			return "", ErrSyntax
+		}
+		i += 2
+	}
+	return sb.String(), nil
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for k := i; k < i+4; k++ {
+		h := unhex(b[k])
+		if h < 0 {
+			return 0, false
+		}
+		r = r<<4 | rune(h)
+	}
+	return r, true
+}
+
+// Quote writes s as JSON.stringify does: only '"', '\\' and control
+// characters are escaped, with the short escapes where JavaScript has them.
+func Quote(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			const hexd = "0123456789abcdef"
+			dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// FormatNumber formats f as JavaScript's Number.prototype.toString does;
+// NaN and infinities become null, as JSON.stringify writes them.
+func FormatNumber(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, exps, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	exp, _ := strconv.Atoi(exps)
+	k, n := len(digits), exp+1
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for i := 0; i < n-k; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
+// NumberValue parses a raw JSON number as JavaScript does (overflow gives an
+// infinity).
+func NumberValue(raw []byte) float64 {
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return math.NaN()
+	}
+	return f
+}
+
+// Truthy reports JavaScript truthiness of a raw value; nil (absent) is
+// undefined and so false.
+func Truthy(raw []byte) bool {
+	switch KindOf(raw) {
+	case Invalid, Null:
+		return false
+	case Bool:
+		return raw[0] == 't'
+	case String:
+		return len(raw) > 2
+	case Number:
+		f := NumberValue(raw)
+		return f != 0 && !math.IsNaN(f)
+	}
+	return true
+}
+
+// ToNumber converts a raw value as JavaScript's Number() does for the kinds
+// that can appear in a session header's version; others give NaN. nil is
+// undefined (NaN).
+func ToNumber(raw []byte) float64 {
+	switch KindOf(raw) {
+	case Null:
+		return 0
+	case Bool:
+		if raw[0] == 't' {
+			return 1
+		}
+		return 0
+	case Number:
+		return NumberValue(raw)
+	case String:
+		s, _ := Unquote(raw)
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return 0
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "_xXpP") && !strings.EqualFold(strings.TrimLeft(s, "+-"), "inf") && !strings.EqualFold(strings.TrimLeft(s, "+-"), "nan") {
+			return f
+		}
+		return math.NaN()
+	}
+	return math.NaN()
+}
+
+// Trim removes leading and trailing white space as String.prototype.trim
+// does (its set differs from Go's unicode.IsSpace: U+FEFF is trimmed, U+0085
+// is not).
+func Trim(s string) string {
+	return strings.TrimFunc(s, isJSSpace)
+}
+
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
