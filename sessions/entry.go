@@ -1,0 +1,146 @@
+// Package sessions owns pi's session files on disk: finding projects and
+// sessions in a store, parsing a file exactly as pi 1.6 does (incrementally,
+// as it grows), and appending or creating files the way pi writes them.
+//
+// It knows nothing of FUSE and nothing of a session's tree; package tree
+// builds that from the entries parsed here.
+package sessions
+
+import (
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// Entry is one parsed line of a session file. Only the fields every reader
+// needs are extracted; the rest stays in Raw and is read on demand.
+type Entry struct {
+	// Seq is the entry's position among the file's parsed values, the header
+	// being 0. It orders entries as the file does.
+	Seq int
+	// Raw is the entry's JSON value as pi holds it: the line's bytes, or for
+	// a migrated v1/v2 entry, the line pi would write after migrating.
+	Raw []byte
+	// Object is false for lines that parse as JSON but not as an object
+	// (pi keeps them as entries that have no type and no id).
+	Object bool
+	Type   string
+	// ID is the entry's id; "" when it has none or it is not a string.
+	ID string
+	// ParentID is the parent's id; "" for a root (null, missing, empty or not
+	// a string).
+	ParentID string
+	// Timestamp is the raw JSON value of "timestamp" (nil when absent).
+	Timestamp []byte
+	// Role is message.role for message entries whose role is a string.
+	Role string
+	// Offset is the byte offset of the line in the file.
+	Offset int64
+}
+
+// Get returns the raw value of a top-level field (nil when absent).
+func (e *Entry) Get(name string) []byte { return jsjson.Get(e.Raw, name) }
+
+// Str returns a top-level string field.
+func (e *Entry) Str(name string) (string, bool) { return jsjson.Str(e.Raw, name) }
+
+// Message returns the raw "message" of a message entry.
+func (e *Entry) Message() []byte { return e.Get("message") }
+
+// Kind names the entry for file names: the role for messages, the type
+// otherwise ("entry" when it has neither).
+func (e *Entry) Kind() string {
+	if e.Type == "message" && e.Role != "" {
+		return e.Role
+	}
+	if e.Type != "" {
+		return e.Type
+	}
+	if e.Type == "message" {
+		return "message"
+	}
+	return "entry"
+}
+
+// Header is a session file's first line.
+type Header struct {
+	Raw     []byte
+	ID      string
+	Version float64 // as pi compares it: missing → 1, NaN when not a number
+	Cwd     string  // "" when missing or not a string
+	// Timestamp and ParentSession are raw JSON values (nil when absent).
+	Timestamp     []byte
+	ParentSession []byte
+}
+
+// parseLine parses one line as pi's parseSessionEntryLine does and reports
+// whether pi keeps it (blank, malformed and falsy values are skipped).
+func parseLine(line []byte) (val []byte, ok bool) {
+	v, err := jsjson.Parse(line)
+	if err != nil {
+		return nil, false
+	}
+	if !jsjson.Truthy(v) {
+		return nil, false
+	}
+	return v, true
+}
+
+// newEntry extracts the common fields of a parsed value.
+func newEntry(v []byte, seq int, off int64) *Entry {
+	e := &Entry{Seq: seq, Raw: v, Offset: off}
+	if jsjson.KindOf(v) != jsjson.Object {
+		return e
+	}
+	e.Object = true
+	var msg []byte
+	jsjson.Members(v, func(k, val []byte) bool {
+		switch {
+		case jsjson.KeyIs(k, "type"):
+			e.Type, _ = unquoteString(val)
+		case jsjson.KeyIs(k, "id"):
+			e.ID, _ = unquoteString(val)
+		case jsjson.KeyIs(k, "parentId"):
+			e.ParentID, _ = unquoteString(val)
+		case jsjson.KeyIs(k, "timestamp"):
+			e.Timestamp = val
+		case jsjson.KeyIs(k, "message"):
+			msg = val
+		}
+		return true
+	})
+	if e.Type == "message" && msg != nil {
+		e.Role, _ = jsjson.Str(msg, "role")
+	}
+	return e
+}
+
+func unquoteString(v []byte) (string, bool) {
+	if jsjson.KindOf(v) != jsjson.String {
+		return "", false
+	}
+	s, err := jsjson.Unquote(v)
+	return s, err == nil
+}
+
+// parseHeader reports whether v is a valid header as pi requires of a
+// session's first entry: an object with type "session" and a string id.
+func parseHeader(v []byte) (*Header, bool) {
+	if jsjson.KindOf(v) != jsjson.Object {
+		return nil, false
+	}
+	typ, _ := jsjson.Str(v, "type")
+	id, ok := jsjson.Str(v, "id")
+	if typ != "session" || !ok {
+		return nil, false
+	}
+	h := &Header{Raw: v, ID: id}
+	h.Cwd, _ = jsjson.Str(v, "cwd")
+	h.Timestamp = jsjson.Get(v, "timestamp")
+	h.ParentSession = jsjson.Get(v, "parentSession")
+	ver := jsjson.Get(v, "version")
+	if ver == nil || jsjson.KindOf(ver) == jsjson.Null {
+		h.Version = 1 // header.version ?? 1
+	} else {
+		h.Version = jsjson.ToNumber(ver)
+	}
+	return h, true
+}

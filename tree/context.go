@@ -1,0 +1,252 @@
+package tree
+
+import (
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
+)
+
+// Context is the model context at a leaf, as pi's buildSessionContext
+// returns it. Messages are raw JSON values; ThinkingLevel and Model are raw
+// values too, nil when pi leaves them undefined.
+type Context struct {
+	Messages      [][]byte
+	ThinkingLevel []byte
+	Model         []byte
+}
+
+// JSON encodes the context as JSON.stringify does (compact).
+func (c *Context) JSON() []byte {
+	buf := []byte(`{"messages":[`)
+	for i, m := range c.Messages {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, m...)
+	}
+	buf = append(buf, ']')
+	if c.ThinkingLevel != nil {
+		buf = append(buf, `,"thinkingLevel":`...)
+		buf = append(buf, c.ThinkingLevel...)
+	}
+	if c.Model != nil {
+		buf = append(buf, `,"model":`...)
+		buf = append(buf, c.Model...)
+	}
+	return append(buf, '}')
+}
+
+// ContextAt returns the context with the entry of the given id as leaf; ""
+// gives the context before the first entry (pi's resetLeaf).
+func (t *Tree) ContextAt(id string) *Context {
+	if id == "" {
+		return t.contextOf(nil)
+	}
+	n := t.byID[id]
+	if n == nil {
+		return t.contextOf(nil)
+	}
+	return t.contextOf(t.pathFrom(n.Entry))
+}
+
+// Context returns the context at the session's leaf (the last entry of the
+// file, whether or not it has an id), which is what pi resumes with.
+func (t *Tree) Context() *Context {
+	leaf := t.Leaf()
+	if leaf == nil {
+		return t.contextOf(nil)
+	}
+	return t.contextOf(t.pathFrom(leaf))
+}
+
+func (t *Tree) contextOf(path []*sessions.Entry) *Context {
+	c := &Context{ThinkingLevel: []byte(`"off"`), Model: []byte("null")}
+	for _, e := range path {
+		switch e.Type {
+		case "thinking_level_change":
+			c.ThinkingLevel = e.Get("thinkingLevel")
+		case "model_change":
+			var b jsjson.Builder
+			b.Raw("provider", e.Get("provider"))
+			b.Raw("modelId", e.Get("modelId"))
+			c.Model = b.Bytes()
+		case "message":
+			if e.Role == "assistant" {
+				m := e.Message()
+				var b jsjson.Builder
+				b.Raw("provider", jsjson.Get(m, "provider"))
+				b.Raw("modelId", jsjson.Get(m, "model"))
+				c.Model = b.Bytes()
+			}
+		}
+	}
+	entries, tail := contextEntries(path)
+	edits := map[string][]byte{}
+	for _, e := range entries {
+		if e.Type == "context_edit" {
+			if target, ok := e.Str("targetId"); ok {
+				edits[target] = e.Get("replacement")
+			}
+		}
+	}
+	for i, e := range entries {
+		if e.Type == "compaction" && i > 0 {
+			continue // only the newest compaction, at index 0, contributes
+		}
+		msgs := entryMessages(e)
+		if i == 0 && tail != nil {
+			msgs = append(msgs, tail...)
+		}
+		if rep, ok := edits[e.ID]; ok && e.ID != "" {
+			msgs = applyEdit(msgs, rep)
+		}
+		c.Messages = append(c.Messages, msgs...)
+	}
+	return c
+}
+
+// contextEntries is pi's buildContextEntries: the path, or when it holds a
+// compaction, the newest compaction followed by the kept entries (from
+// firstKeptEntryId, system messages dropped) and the entries after it. A
+// compaction carrying a retainedTail array is a self-contained checkpoint:
+// its retained messages stand for everything before it.
+func contextEntries(path []*sessions.Entry) (entries []*sessions.Entry, tail [][]byte) {
+	idx := -1
+	for i, e := range path {
+		if e.Type == "compaction" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return path, nil
+	}
+	comp := path[idx]
+	out := []*sessions.Entry{comp}
+	if rt := comp.Get("retainedTail"); jsjson.KindOf(rt) == jsjson.Array {
+		tail = [][]byte{}
+		jsjson.Elements(rt, func(v []byte) bool {
+			tail = append(tail, v)
+			return true
+		})
+		return append(out, path[idx+1:]...), tail
+	}
+	firstKept, hasFirstKept := comp.Str("firstKeptEntryId")
+	found := false
+	for _, e := range path[:idx] {
+		if hasFirstKept && e.ID == firstKept {
+			found = true
+		}
+		if found && !(e.Type == "message" && e.Role == "system") {
+			out = append(out, e)
+		}
+	}
+	return append(out, path[idx+1:]...), nil
+}
+
+// entryMessages is pi's sessionEntryToContextMessages.
+func entryMessages(e *sessions.Entry) [][]byte {
+	switch e.Type {
+	case "message":
+		m := e.Message()
+		if m == nil {
+			return nil // pi throws here; pifs shows the rest
+		}
+		content := jsjson.Get(m, "content")
+		nullContent := content == nil || jsjson.KindOf(content) == jsjson.Null
+		switch {
+		case e.Role == "system" && nullContent:
+			return [][]byte{setMember(m, "content", []byte(`""`))}
+		case (e.Role == "user" || e.Role == "assistant" || e.Role == "toolResult") && nullContent:
+			return [][]byte{setMember(m, "content", []byte(`[]`))}
+		}
+		return [][]byte{m}
+	case "custom_message":
+		content := e.Get("content")
+		if content == nil || jsjson.KindOf(content) == jsjson.Null {
+			content = []byte("[]")
+		}
+		var b jsjson.Builder
+		b.String("role", "custom")
+		b.Raw("customType", e.Get("customType"))
+		b.Raw("content", content)
+		b.Raw("display", e.Get("display"))
+		b.Raw("details", e.Get("details"))
+		b.Number("timestamp", jsjson.DateValue(e.Timestamp))
+		return [][]byte{b.Bytes()}
+	case "branch_summary":
+		summary := e.Get("summary")
+		if !jsjson.Truthy(summary) {
+			return nil
+		}
+		var b jsjson.Builder
+		b.String("role", "branchSummary")
+		b.Raw("summary", summary)
+		b.Raw("fromId", e.Get("fromId"))
+		b.Number("timestamp", jsjson.DateValue(e.Timestamp))
+		return [][]byte{b.Bytes()}
+	case "compaction":
+		var b jsjson.Builder
+		b.String("role", "compactionSummary")
+		b.Raw("summary", e.Get("summary"))
+		b.Raw("tokensBefore", e.Get("tokensBefore"))
+		b.Number("timestamp", jsjson.DateValue(e.Timestamp))
+		if sys := e.Get("systemMessage"); jsjson.Truthy(sys) {
+			return [][]byte{sys, b.Bytes()}
+		}
+		return [][]byte{b.Bytes()}
+	}
+	return nil
+}
+
+// applyEdit is pi's projectContextEntry with an edit: null removes the
+// messages; otherwise user, assistant, toolResult and custom messages get the
+// replacement content (a string becomes one text block for assistant and
+// toolResult).
+func applyEdit(msgs [][]byte, rep []byte) [][]byte {
+	if rep == nil {
+		return msgs // pi throws on a missing replacement; keep the entry
+	}
+	if jsjson.KindOf(rep) == jsjson.Null {
+		return nil
+	}
+	content := jsjson.Get(rep, "content")
+	out := make([][]byte, 0, len(msgs))
+	for _, m := range msgs {
+		role, _ := jsjson.Str(m, "role")
+		switch role {
+		case "user", "assistant", "toolResult", "custom":
+		default:
+			out = append(out, m)
+			continue
+		}
+		c := content
+		if (role == "assistant" || role == "toolResult") && jsjson.KindOf(content) == jsjson.String {
+			var b jsjson.Builder
+			b.String("type", "text")
+			b.Raw("text", content)
+			c = append(append([]byte{'['}, b.Bytes()...), ']')
+		}
+		out = append(out, setMember(m, "content", c))
+	}
+	return out
+}
+
+// setMember returns {...obj, key: val}: the key keeps its place when present
+// and goes last otherwise; a nil val drops it (undefined). Other members are
+// copied as they are.
+func setMember(obj []byte, key string, val []byte) []byte {
+	keys, vals := jsjson.ObjectMembers(obj)
+	var b jsjson.Builder
+	seen := false
+	for i, k := range keys {
+		if k == key {
+			b.Raw(key, val)
+			seen = true
+			continue
+		}
+		b.Raw(k, vals[i])
+	}
+	if !seen {
+		b.Raw(key, val)
+	}
+	return b.Bytes()
+}
