@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
-	"strconv"
 )
 
 // Canonical returns JSON.stringify(JSON.parse(raw)): whitespace dropped,

@@ -168,7 +168,6 @@ func (p *dateParser) year() (int, bool) {
 	return p.digits(4)
 }
 
-
 // FormatISO formats ms since the epoch as Date.prototype.toISOString does.
 func FormatISO(ms float64) string {
 	t := time.UnixMilli(int64(ms)).UTC()

@@ -52,10 +52,10 @@ func TestFormatNumber(t *testing.T) {
 func TestCanonical(t *testing.T) {
 	cases := map[string]string{
 		`{ "b" : 1.0, "a":[ 1e2 , "\u0041\/"] }`: `{"b":1,"a":[100,"A/"]}`,
-		`{"b":1,"2":0,"1":5,"a":2,"b":3}`:       `{"1":5,"2":0,"b":3,"a":2}`,
-		`"\u2028\n\u001f"`:                      "\"\u2028\\n\\u001f\"",
-		`-0`:                                    `0`,
-		`1e400`:                                 `null`,
+		`{"b":1,"2":0,"1":5,"a":2,"b":3}`:        `{"1":5,"2":0,"b":3,"a":2}`,
+		`"\u2028\n\u001f"`:                       "\"\u2028\\n\\u001f\"",
+		`-0`:                                     `0`,
+		`1e400`:                                  `null`,
 	}
 	for in, want := range cases {
 		got, err := Canonical([]byte(in))
@@ -67,12 +67,12 @@ func TestCanonical(t *testing.T) {
 
 func TestDateValue(t *testing.T) {
 	cases := map[string]float64{
-		`"2026-01-02T03:04:05.678Z"`: 1767323045678,
-		`"2026-01-02T03:04:05Z"`:     1767323045000,
-		`"2026-01-02"`:               1767312000000,
+		`"2026-01-02T03:04:05.678Z"`:       1767323045678,
+		`"2026-01-02T03:04:05Z"`:           1767323045000,
+		`"2026-01-02"`:                     1767312000000,
 		`"2026-01-02T03:04:05.6789+01:00"`: 1767319445678,
-		`1767323045678`:              1767323045678,
-		`null`:                       0,
+		`1767323045678`:                    1767323045678,
+		`null`:                             0,
 	}
 	for in, want := range cases {
 		if got := DateValue([]byte(in)); got != want {
@@ -226,4 +226,3 @@ func Example_canonical() {
 	fmt.Println(string(c))
 	// Output: {"1":true,"b":1}
 }
-
