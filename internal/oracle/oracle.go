@@ -1,0 +1,281 @@
+// Package oracle runs the real pi session manager
+// (@earendil-works/pi-coding-agent, pinned at 1.6.0) as a test oracle for pifs.
+//
+// The npm package is installed by js/install.sh into
+// $PIFS_ORACLE_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/pifs/oracle-1.6.0).
+// Without node or npm, or when the install fails, tests that need the oracle
+// are skipped, or fail when PIFS_REQUIRE_ORACLE=1.
+//
+// The helpers are:
+//
+//   - Dir: install (once per process) and return the oracle dir;
+//   - Dump: pi's view of one session file (js/dump.mjs), as a View;
+//   - Corpus: write a corpus of sessions with pi's own SessionManager (js/corpus.mjs);
+//   - Node: run any .mjs helper with PIFS_ORACLE_DIR set.
+package oracle
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Version is the pinned version of @earendil-works/pi-coding-agent.
+const Version = "1.6.0"
+
+// RequireEnv is the environment variable that turns a missing oracle into a
+// test failure instead of a skip.
+const RequireEnv = "PIFS_REQUIRE_ORACLE"
+
+// scriptTimeout bounds one node run; pi has no cycle guards and dump.mjs
+// works around the known ones, but a hang must never stall a test run.
+const scriptTimeout = 5 * time.Minute
+
+// View is pi's view of one session file, as printed by js/dump.mjs. Values
+// that pifs compares with its own are kept as raw JSON (or any, for ids,
+// which are strings in well-formed files but may be any JSON value).
+type View struct {
+	// Valid: SessionManager.open succeeded, the file was not empty and it has a header.
+	Valid bool `json:"valid"`
+	// Empty: the file had 0 bytes (pi's open writes a fresh header into such a file).
+	Empty bool `json:"empty"`
+	// Error is the message SessionManager.open (or copying the file) threw, if any.
+	Error *string `json:"error"`
+
+	// Header is sm.getHeader() (null when open failed).
+	Header json.RawMessage `json:"header"`
+	// Entries is sm.getEntries(): raw entries in file order, after pi's in-memory migration.
+	Entries []json.RawMessage `json:"entries"`
+	// LeafID is sm.getLeafId(): the id of the last entry in the file, or nil.
+	LeafID any `json:"leafId"`
+	// Name is sm.getSessionName(): the latest session_info name, nil when none or cleared.
+	Name *string `json:"name"`
+	// Labels maps entry id → label (sm.getLabel) for every entry that has one.
+	Labels map[string]json.RawMessage `json:"labels"`
+
+	// Roots are the ids of sm.getTree() roots, in order.
+	Roots []any `json:"roots"`
+	// Children maps a node id → its child ids in getTree order (only nodes with children;
+	// a node listed twice in one children array, as pi does for duplicate ids, is listed once).
+	Children map[string][]any `json:"children"`
+	// Tips are the ids of childless tree nodes, in depth-first preorder of getTree.
+	Tips []any `json:"tips"`
+	// Paths maps every string id → the ids of sm.getBranch(id) (root first).
+	Paths map[string][]any `json:"paths"`
+
+	// Contexts maps an id → buildSessionContext(entries, id, byId): {messages, thinkingLevel, model}.
+	// Every string id with allContexts, otherwise the tips and the leaf.
+	Contexts map[string]json.RawMessage `json:"contexts"`
+	// ContextAtLeaf is sm.buildSessionContext().
+	ContextAtLeaf json.RawMessage `json:"contextAtLeaf"`
+	// ContextNull is buildSessionContext(entries, null, byId).
+	ContextNull json.RawMessage `json:"contextNull"`
+
+	// Info is the session's entry in SessionManager.list(header.cwd, dir) (pi's /resume list), or nil.
+	Info *Info `json:"info"`
+	// InfoAll is the session's entry in SessionManager.listAll(dir), which does not filter on cwd.
+	InfoAll *Info `json:"infoAll"`
+
+	// UsageRaw is the token/cost totals of AgentSession.getSessionStats() as printed
+	// (null when pi's loop threw; see UsageError).
+	UsageRaw json.RawMessage `json:"usage"`
+	// Usage is UsageRaw decoded; nil when it is null or not all numbers.
+	Usage *Usage `json:"-"`
+	// UsageError is the message the stats loop threw (e.g. an assistant message without usage).
+	UsageError *string `json:"usageError"`
+	// Stats are the message counters of AgentSession.getSessionStats().
+	Stats *Stats `json:"stats"`
+
+	// Errors maps a field name ("name", "tree", "paths/<id>", "contexts/<id>", ...) to
+	// the message pi threw computing it; such fields are null or lack that id.
+	Errors map[string]string `json:"errors"`
+
+	// Raw is the whole output of dump.mjs.
+	Raw json.RawMessage `json:"-"`
+}
+
+// Info is pi's SessionInfo (session list entry) for a file.
+type Info struct {
+	ID                any     `json:"id"`
+	Cwd               string  `json:"cwd"`
+	Name              *string `json:"name"`
+	ParentSessionPath any     `json:"parentSessionPath"`
+	// Created is the header timestamp as an ISO string, nil when it is not a valid date.
+	Created *string `json:"created"`
+	// Modified is the last user/assistant activity, else the header time, else the file mtime.
+	Modified     *string `json:"modified"`
+	MessageCount int     `json:"messageCount"`
+	FirstMessage string  `json:"firstMessage"`
+}
+
+// Usage is the token and cost totals over all entries of the file (not only one branch).
+type Usage struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+	Cost       float64 `json:"cost"`
+}
+
+// Stats are getSessionStats()'s message counters over all entries of the file.
+type Stats struct {
+	UserMessages      int `json:"userMessages"`
+	AssistantMessages int `json:"assistantMessages"`
+	ToolCalls         int `json:"toolCalls"`
+	ToolResults       int `json:"toolResults"`
+	TotalMessages     int `json:"totalMessages"`
+}
+
+var (
+	installOnce sync.Once
+	installDir  string
+	installErr  error
+)
+
+// JSDir returns the directory holding install.sh, dump.mjs and corpus.mjs.
+func JSDir() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("oracle: runtime.Caller failed")
+	}
+	dir := filepath.Join(filepath.Dir(file), "js")
+	if _, err := os.Stat(filepath.Join(dir, "install.sh")); err != nil {
+		return "", fmt.Errorf("oracle: scripts not found next to the source (built with -trimpath?): %w", err)
+	}
+	return dir, nil
+}
+
+func install() (string, error) {
+	for _, tool := range []string{"node", "npm", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return "", fmt.Errorf("oracle: %s not found in PATH", tool)
+		}
+	}
+	js, err := JSDir()
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(js, "install.sh"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("oracle: install.sh failed: %v\n%s", err, tail(stderr.String(), 4000))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	dir := strings.TrimSpace(lines[len(lines)-1])
+	if dir == "" {
+		return "", fmt.Errorf("oracle: install.sh printed no dir\n%s", tail(stderr.String(), 4000))
+	}
+	return dir, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
+
+// Dir makes sure the oracle is installed (install.sh runs once per process)
+// and returns its directory. Without node/npm or when the install fails the
+// test is skipped, or fails if PIFS_REQUIRE_ORACLE=1.
+func Dir(t testing.TB) string {
+	t.Helper()
+	installOnce.Do(func() { installDir, installErr = install() })
+	if installErr != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("pi oracle required (%s=1) but unavailable: %v", RequireEnv, installErr)
+		}
+		t.Skipf("pi oracle unavailable (set %s=1 to fail instead): %v", RequireEnv, installErr)
+	}
+	return installDir
+}
+
+// Node runs a node .mjs script with PIFS_ORACLE_DIR set and returns its
+// stdout. A relative script that does not exist relative to the working
+// directory is looked up in the oracle's js dir (so "dump.mjs" works). A
+// non-zero exit fails the test with stderr.
+func Node(t testing.TB, script string, args ...string) []byte {
+	t.Helper()
+	dir := Dir(t)
+	if !filepath.IsAbs(script) {
+		if _, err := os.Stat(script); err != nil {
+			if js, jerr := JSDir(); jerr == nil {
+				script = filepath.Join(js, script)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), "PIFS_ORACLE_DIR="+dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (timed out after %v)", err, scriptTimeout)
+		}
+		t.Fatalf("node %s %s: %v\nstderr:\n%s", filepath.Base(script), strings.Join(args, " "), err, tail(stderr.String(), 8000))
+	}
+	return stdout.Bytes()
+}
+
+// Dump returns pi's view of the session file at path. The file is not
+// modified (dump.mjs opens a copy). With allContexts, View.Contexts has the
+// context of every entry, else only those of the tips and the leaf.
+func Dump(t testing.TB, path string, allContexts bool) *View {
+	t.Helper()
+	args := []string{path}
+	if allContexts {
+		args = append(args, "--all-contexts")
+	}
+	out := Node(t, "dump.mjs", args...)
+	v, err := ParseView(out)
+	if err != nil {
+		t.Fatalf("oracle: dump of %s: %v", path, err)
+	}
+	return v
+}
+
+// ParseView decodes the output of dump.mjs.
+func ParseView(out []byte) (*View, error) {
+	var v View
+	if err := json.Unmarshal(out, &v); err != nil {
+		return nil, fmt.Errorf("decoding dump.mjs output: %w\n%s", err, tail(string(out), 2000))
+	}
+	v.Raw = append(json.RawMessage(nil), bytes.TrimSpace(out)...)
+	if len(v.UsageRaw) > 0 && string(v.UsageRaw) != "null" {
+		var u Usage
+		if json.Unmarshal(v.UsageRaw, &u) == nil && !bytes.Contains(v.UsageRaw, []byte("null")) {
+			v.Usage = &u
+		}
+	}
+	if v.Errors == nil {
+		v.Errors = map[string]string{}
+	}
+	return &v, nil
+}
+
+// Corpus writes pi's corpus of sessions (js/corpus.mjs) under storeDir: one
+// folder per project, named as pi names them (--home-user-proj--, and
+// --home-user-other-- for the fork). The output is reproducible: the clock
+// and the randomness are faked, only paths in parentSession depend on storeDir.
+func Corpus(t testing.TB, storeDir string) {
+	t.Helper()
+	Node(t, "corpus.mjs", storeDir)
+}
