@@ -32,6 +32,11 @@ type Entry struct {
 	Timestamp []byte
 	// Role is message.role for message entries whose role is a string.
 	Role string
+	// Msg is the raw "message" of a message entry; MsgContent, MsgProvider,
+	// MsgModel and MsgTimestamp are its members of those names (nil when
+	// absent). They are located once, while parsing, so that building a
+	// context never scans a message again.
+	Msg, MsgContent, MsgProvider, MsgModel, MsgTimestamp []byte
 	// Offset is the byte offset of the line in the file.
 	Offset int64
 }
@@ -43,7 +48,7 @@ func (e *Entry) Get(name string) []byte { return jsjson.Get(e.Raw, name) }
 func (e *Entry) Str(name string) (string, bool) { return jsjson.Str(e.Raw, name) }
 
 // Message returns the raw "message" of a message entry.
-func (e *Entry) Message() []byte { return e.Get("message") }
+func (e *Entry) Message() []byte { return e.Msg }
 
 // Kind names the entry for file names: the role for messages, the type
 // otherwise ("entry" when it has neither).
@@ -72,45 +77,84 @@ type Header struct {
 }
 
 // parseLine parses one line as pi's parseSessionEntryLine does and reports
-// whether pi keeps it (blank, malformed and falsy values are skipped).
-func parseLine(line []byte) (val []byte, ok bool) {
+// whether pi keeps it (blank, malformed and falsy values are skipped). Objects
+// are validated and taken apart in one pass.
+func parseLine(line []byte, seq int, off int64) (*Entry, bool) {
+	v := jsjson.TrimWS(line)
+	if len(v) > 0 && v[0] == '{' {
+		e := &Entry{Seq: seq, Raw: v, Offset: off, Object: true}
+		end, err := jsjson.ScanObject(v, 0, e.member)
+		if err != nil || end != len(v) {
+			return nil, false
+		}
+		if e.Type != "message" {
+			e.Msg, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp = nil, nil, nil, nil, nil
+			e.Role = ""
+		}
+		return e, true
+	}
 	v, err := jsjson.Parse(line)
-	if err != nil {
+	if err != nil || !jsjson.Truthy(v) {
 		return nil, false
 	}
-	if !jsjson.Truthy(v) {
-		return nil, false
-	}
-	return v, true
+	return &Entry{Seq: seq, Raw: v, Offset: off}, true
 }
 
-// newEntry extracts the common fields of a parsed value.
-func newEntry(v []byte, seq int, off int64) *Entry {
-	e := &Entry{Seq: seq, Raw: v, Offset: off}
-	if jsjson.KindOf(v) != jsjson.Object {
-		return e
-	}
-	e.Object = true
-	var msg []byte
-	jsjson.Members(v, func(k, val []byte) bool {
-		switch {
-		case jsjson.KeyIs(k, "type"):
-			e.Type, _ = unquoteString(val)
-		case jsjson.KeyIs(k, "id"):
-			e.ID, _ = unquoteString(val)
-		case jsjson.KeyIs(k, "parentId"):
-			e.ParentID, _ = unquoteString(val)
-		case jsjson.KeyIs(k, "timestamp"):
-			e.Timestamp = val
-		case jsjson.KeyIs(k, "message"):
-			msg = val
+// member records the top-level fields every reader needs. Duplicate keys
+// overwrite, as JSON.parse does.
+func (e *Entry) member(key, b []byte, i int) (int, error) {
+	if jsjson.KeyIs(key, "message") {
+		e.Role, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp = "", nil, nil, nil, nil
+		var end int
+		var err error
+		if i < len(b) && b[i] == '{' {
+			end, err = jsjson.ScanObject(b, i, e.messageMember)
+		} else {
+			end, err = jsjson.ScanValue(b, i)
 		}
-		return true
-	})
-	if e.Type == "message" && msg != nil {
-		e.Role, _ = jsjson.Str(msg, "role")
+		if err != nil {
+			return 0, err
+		}
+		e.Msg = b[i:end]
+		return end, nil
 	}
-	return e
+	end, err := jsjson.ScanValue(b, i)
+	if err != nil {
+		return 0, err
+	}
+	v := b[i:end]
+	switch {
+	case jsjson.KeyIs(key, "type"):
+		e.Type, _ = unquoteString(v)
+	case jsjson.KeyIs(key, "id"):
+		e.ID, _ = unquoteString(v)
+	case jsjson.KeyIs(key, "parentId"):
+		e.ParentID, _ = unquoteString(v)
+	case jsjson.KeyIs(key, "timestamp"):
+		e.Timestamp = v
+	}
+	return end, nil
+}
+
+func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
+	end, err := jsjson.ScanValue(b, i)
+	if err != nil {
+		return 0, err
+	}
+	v := b[i:end]
+	switch {
+	case jsjson.KeyIs(key, "role"):
+		e.Role, _ = unquoteString(v)
+	case jsjson.KeyIs(key, "content"):
+		e.MsgContent = v
+	case jsjson.KeyIs(key, "provider"):
+		e.MsgProvider = v
+	case jsjson.KeyIs(key, "model"):
+		e.MsgModel = v
+	case jsjson.KeyIs(key, "timestamp"):
+		e.MsgTimestamp = v
+	}
+	return end, nil
 }
 
 func unquoteString(v []byte) (string, bool) {

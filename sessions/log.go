@@ -173,10 +173,11 @@ func (l *Log) consume(data []byte, final bool) error {
 }
 
 func (l *Log) line(line []byte, off int64, last bool) error {
-	v, ok := parseLine(line)
+	e, ok := parseLine(line, l.seq, off)
 	if !ok {
 		return nil
 	}
+	v := e.Raw
 	if last {
 		l.provisional = provOther
 	}
@@ -196,7 +197,6 @@ func (l *Log) line(line []byte, off int64, last bool) error {
 		}
 		return nil
 	}
-	e := newEntry(v, seq, off)
 	if e.Type == "session" {
 		// pi keeps later header lines in the file but never as entries.
 		return nil
@@ -262,6 +262,9 @@ func (l *Log) migrate(e *Entry) {
 		set["message"] = rewriteObject(msg, map[string][]byte{"role": []byte(`"custom"`)}, nil)
 	}
 	e.Raw = rewriteObject(e.Raw, set, del)
+	// Locate the fields again in the rewritten bytes.
+	ne, _ := parseLine(e.Raw, e.Seq, e.Offset)
+	*e = *ne
 }
 
 func (l *Log) deriveID(seq int) string {

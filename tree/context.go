@@ -16,7 +16,12 @@ type Context struct {
 
 // JSON encodes the context as JSON.stringify does (compact).
 func (c *Context) JSON() []byte {
-	buf := []byte(`{"messages":[`)
+	n := 64 + len(c.ThinkingLevel) + len(c.Model)
+	for _, m := range c.Messages {
+		n += len(m) + 1
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, `{"messages":[`...)
 	for i, m := range c.Messages {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -59,24 +64,22 @@ func (t *Tree) Context() *Context {
 }
 
 func (t *Tree) contextOf(path []*sessions.Entry) *Context {
-	c := &Context{ThinkingLevel: []byte(`"off"`), Model: []byte("null")}
-	for _, e := range path {
-		switch e.Type {
-		case "thinking_level_change":
-			c.ThinkingLevel = e.Get("thinkingLevel")
-		case "model_change":
+	c := &Context{ThinkingLevel: []byte(`"off"`), Model: []byte("null"), Messages: make([][]byte, 0, len(path))}
+	// Settings come from the last entries that set them.
+	for i, level, model := len(path)-1, false, false; i >= 0 && !(level && model); i-- {
+		switch e := path[i]; {
+		case e.Type == "thinking_level_change" && !level:
+			c.ThinkingLevel, level = e.Get("thinkingLevel"), true
+		case e.Type == "model_change" && !model:
 			var b jsjson.Builder
 			b.Raw("provider", e.Get("provider"))
 			b.Raw("modelId", e.Get("modelId"))
-			c.Model = b.Bytes()
-		case "message":
-			if e.Role == "assistant" {
-				m := e.Message()
-				var b jsjson.Builder
-				b.Raw("provider", jsjson.Get(m, "provider"))
-				b.Raw("modelId", jsjson.Get(m, "model"))
-				c.Model = b.Bytes()
-			}
+			c.Model, model = b.Bytes(), true
+		case e.Type == "message" && e.Role == "assistant" && !model:
+			var b jsjson.Builder
+			b.Raw("provider", e.MsgProvider)
+			b.Raw("modelId", e.MsgModel)
+			c.Model, model = b.Bytes(), true
 		}
 	}
 	entries, tail := contextEntries(path)
@@ -150,8 +153,7 @@ func entryMessages(e *sessions.Entry) [][]byte {
 		if m == nil {
 			return nil // pi throws here; pifs shows the rest
 		}
-		content := jsjson.Get(m, "content")
-		nullContent := content == nil || jsjson.KindOf(content) == jsjson.Null
+		nullContent := e.MsgContent == nil || jsjson.KindOf(e.MsgContent) == jsjson.Null
 		switch {
 		case e.Role == "system" && nullContent:
 			return [][]byte{setMember(m, "content", []byte(`""`))}

@@ -40,18 +40,15 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 			continue
 		}
 		s.MessageCount++
-		m := e.Message()
-		if e.Role == "" || !jsjson.Has(m, "content") {
+		if e.Role == "" || e.MsgContent == nil {
 			continue
 		}
 		if e.Role != "user" && e.Role != "assistant" {
 			continue
 		}
-		at := math.NaN()
-		if ts := jsjson.Get(m, "timestamp"); jsjson.KindOf(ts) == jsjson.Number {
+		at := jsjson.DateValue(e.Timestamp)
+		if ts := e.MsgTimestamp; jsjson.KindOf(ts) == jsjson.Number {
 			at = jsjson.NumberValue(ts)
-		} else {
-			at = jsjson.DateValue(e.Timestamp)
 		}
 		if !math.IsNaN(at) {
 			if math.IsNaN(last) {
@@ -61,7 +58,7 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 			}
 		}
 		if s.FirstMessage == "" && e.Role == "user" {
-			s.FirstMessage = TextContent(jsjson.Get(m, "content"))
+			s.FirstMessage = TextContent(e.MsgContent)
 		}
 	}
 	switch {

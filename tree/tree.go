@@ -314,21 +314,36 @@ func (t *Tree) PathTo(id string) []*sessions.Entry {
 	return t.pathFrom(n.Entry)
 }
 
-// pathFrom walks up from e (which may have no id) by parent ids.
+// pathFrom walks up from e (which may have no id) to its root.
 func (t *Tree) pathFrom(e *sessions.Entry) []*sessions.Entry {
-	var path []*sessions.Entry
-	seen := map[*sessions.Entry]bool{}
-	for e != nil && !seen[e] {
-		seen[e] = true
+	// Start from e's node; an entry that is not a node (no id) starts at
+	// the node its parentId names.
+	n := t.byID[e.ID]
+	path := make([]*sessions.Entry, 0, 64)
+	if e.ID == "" || n == nil || n.Entry != e {
 		path = append(path, e)
-		if e.ParentID == "" {
+		n = nil
+		if e.ParentID != "" && e.ParentID != e.ID {
+			n = t.byID[e.ParentID]
+		}
+	}
+	// Parent pointers are the parentId links, resolved. A walk longer than
+	// the number of nodes has met a cycle; only then is it worth
+	// remembering what was seen.
+	limit := len(t.byID) + 1
+	for ; n != nil; n = n.Parent {
+		if len(path) > limit {
+			seen := make(map[*sessions.Entry]bool, len(path))
+			for _, p := range path {
+				if seen[p] {
+					break
+				}
+				seen[p] = true
+			}
+			path = path[:len(seen)]
 			break
 		}
-		p := t.byID[e.ParentID]
-		if p == nil {
-			break
-		}
-		e = p.Entry
+		path = append(path, n.Entry)
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]

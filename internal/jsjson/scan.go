@@ -10,6 +10,7 @@ package jsjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 )
 
@@ -200,12 +201,30 @@ func scanKeyColon(b []byte, i int) (int, error) {
 	return i + 1, nil
 }
 
+// plainString marks the bytes that need no attention inside a string.
+var plainString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanString validates the string starting at the quote b[i].
 func scanString(b []byte, i int) (int, error) {
 	i++
-	for i < len(b) {
-		c := b[i]
-		switch {
+	for {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character.
+		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && plainString[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		switch c := b[i]; {
 		case c == '"':
 			return i + 1, nil
 		case c == '\\':
@@ -228,13 +247,76 @@ func scanString(b []byte, i int) (int, error) {
 			default:
 				return 0, ErrSyntax
 			}
-		case c < 0x20:
+		default: // a control character
 			return 0, ErrSyntax
-		default:
-			i++
 		}
 	}
-	return 0, ErrSyntax
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plain8 reports whether none of the eight bytes in x is below 0x20, '"'
+// or '\\' (the classic has-zero-byte tricks).
+func plain8(x uint64) bool {
+	less := (x - 0x20*lsb) &^ x
+	q := x ^ ('"' * lsb)
+	q = (q - lsb) &^ q
+	bs := x ^ ('\\' * lsb)
+	bs = (bs - lsb) &^ bs
+	return (less|q|bs)&msb == 0
+}
+
+// ScanValue validates the value starting at b[i] (after optional
+// whitespace) and returns the index just past it.
+func ScanValue(b []byte, i int) (int, error) { return scanValue(b, i) }
+
+// ScanObject validates the object starting at b[i] (after optional
+// whitespace). For each member it calls val with the raw key and the index
+// where the value starts; val must scan and validate the value (ScanValue,
+// or ScanObject for a nested object it wants to look into) and return the
+// index past it. It returns the index past the object.
+func ScanObject(b []byte, i int, val func(key, b []byte, i int) (int, error)) (int, error) {
+	i = SkipWS(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return 0, ErrSyntax
+	}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, ErrSyntax
+		}
+		kend, err := scanString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i:kend]
+		i = SkipWS(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, ErrSyntax
+		}
+		i = SkipWS(b, i+1)
+		if i, err = val(key, b, i); err != nil {
+			return 0, err
+		}
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		switch b[i] {
+		case ',':
+			i = SkipWS(b, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, ErrSyntax
+		}
+	}
 }
 
 func unhex(c byte) int {
@@ -297,14 +379,17 @@ func skip(b []byte, i int) int {
 	case '"':
 		i++
 		for {
-			switch b[i] {
-			case '"':
-				return i + 1
-			case '\\':
-				i += 2
-			default:
+			for plainString[b[i]] {
 				i++
 			}
+			if b[i] == '"' {
+				return i + 1
+			}
+			if b[i] == '\\' {
+				i += 2
+				continue
+			}
+			i++
 		}
 	case '{', '[':
 		depth := 0
