@@ -1,6 +1,7 @@
 package tree_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -286,4 +287,44 @@ func show(v any) string {
 		return string(b[:2000]) + "…"
 	}
 	return string(b)
+}
+
+// DemoSessionsDir is where the demo store's sessions claim to live; pi
+// writes absolute parentSession paths, so the corpus is generated elsewhere
+// and that prefix is replaced.
+const DemoSessionsDir = "/home/user/.pi/agent/sessions"
+
+// TestDemoIsWrittenByPi regenerates the demo store with pi's own
+// SessionManager and compares it, byte for byte, with demo/.
+func TestDemoIsWrittenByPi(t *testing.T) {
+	gen := t.TempDir()
+	oracle.Corpus(t, gen)
+	n := 0
+	err := filepath.WalkDir(gen, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(gen, p)
+		got, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		got = bytes.ReplaceAll(got, []byte(gen), []byte(DemoSessionsDir))
+		want, err := os.ReadFile(filepath.Join("..", "testdata", "demo", rel))
+		if err != nil {
+			t.Errorf("demo lacks %s", rel)
+			return nil
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("demo/%s differs from what pi writes", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("pi wrote only %d sessions", n)
+	}
 }
