@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
@@ -68,8 +69,16 @@ func (b *Builder) Has(id string) bool { return b.inUse(id) }
 // parent, in pi's key order: type, [prefix fields], id, parentId, timestamp,
 // the rest. It returns the new id.
 func (b *Builder) Entry(typ string, parent string, members ...Member) string {
+	return b.entry(b.newID(), typ, parent, members...)
+}
+
+func (b *Builder) newID() string {
 	id := sessions.NewEntryID(b.inUse)
 	b.used[id] = true
+	return id
+}
+
+func (b *Builder) entry(id, typ, parent string, members ...Member) string {
 	var o jsjson.Builder
 	o.String("type", typ)
 	rest := members
@@ -300,4 +309,248 @@ func (t *Tree) BranchedLines(leaf, id, ts, cwd, source string) ([][]byte, error)
 		parent = lid
 	}
 	return lines, nil
+}
+
+func str(s string) []byte { return jsjson.Quote(nil, s) }
+
+// ThinkingLevel appends a thinking_level_change (pi's
+// appendThinkingLevelChange).
+func (b *Builder) ThinkingLevel(level string) string {
+	return b.Entry("thinking_level_change", b.leaf, Member{"thinkingLevel", str(level)})
+}
+
+// ModelChange appends a model_change (pi's appendModelChange).
+func (b *Builder) ModelChange(provider, modelID string) string {
+	return b.Entry("model_change", b.leaf, Member{"provider", str(provider)}, Member{"modelId", str(modelID)})
+}
+
+// Usage appends a usage entry (pi's appendUsage); note is left out when
+// empty.
+func (b *Builder) Usage(kind, provider, model string, usage []byte, note string) string {
+	var n []byte
+	if note != "" {
+		n = str(note)
+	}
+	return b.Entry("usage", b.leaf, Member{"kind", str(kind)}, Member{"provider", str(provider)},
+		Member{"model", str(model)}, Member{"usage", usage}, Member{"note", n})
+}
+
+// Custom appends a custom entry, which adds nothing to the context (pi's
+// appendCustomEntry).
+func (b *Builder) Custom(customType string, data []byte) string {
+	return b.Entry("custom", b.leaf, Member{"customType", str(customType)}, Member{"data", data})
+}
+
+// CustomMessage appends a custom_message, which the context shows as a
+// custom-role message (pi's appendCustomMessageEntry).
+func (b *Builder) CustomMessage(customType string, content, display, details []byte) string {
+	return b.Entry("custom_message", b.leaf, Member{"customType", str(customType)},
+		Member{"content", content}, Member{"display", display}, Member{"details", details})
+}
+
+// Compaction appends a compaction at the leaf (pi's appendCompaction):
+// firstKept "" makes the compaction keep nothing before it (it points at
+// itself), and the system message in effect is recorded so that the
+// compacted context keeps it.
+func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, details, usage, fromHook []byte) (string, error) {
+	if firstKept != "" && !b.inUse(firstKept) {
+		return "", fmt.Errorf("%w: %s", ErrNotFound, firstKept)
+	}
+	id := b.newID()
+	if firstKept == "" {
+		firstKept = id
+	}
+	ts := b.Now()
+	now := b.Now
+	b.Now = func() string { return ts }
+	defer func() { b.Now = now }()
+	members := []Member{{"summary", summary}, {"firstKeptEntryId", str(firstKept)},
+		{"tokensBefore", tokensBefore}, {"details", details}, {"usage", usage}, {"fromHook", fromHook}}
+	if sys := currentSystemMessage(b.context().Messages); sys != nil {
+		members = append(members, Member{"systemMessage", setMember(sys, "timestamp",
+			jsjson.FormatNumber(nil, jsjson.DateValue(str(ts))))})
+	}
+	return b.entry(id, "compaction", b.leaf, members...), nil
+}
+
+// context is the context at the builder's leaf.
+func (b *Builder) context() *Context { return b.tree().ContextAt(b.leaf) }
+
+// tree is the tree with this batch's entries added (the tree itself when
+// the batch is empty).
+func (b *Builder) tree() *Tree {
+	if len(b.Lines) == 0 {
+		return b.t
+	}
+	l, err := sessions.Parse(append(append(append([]byte(nil), b.t.Header.Raw...), '\n'), joinLines(b.Lines)...))
+	if err != nil {
+		return b.t
+	}
+	return New(&sessions.Log{Header: b.t.Header, Entries: append(append([]*sessions.Entry(nil), b.t.entries...), l.Entries...)})
+}
+
+func joinLines(lines [][]byte) []byte {
+	var out []byte
+	for _, l := range lines {
+		out = append(append(out, l...), '\n')
+	}
+	return out
+}
+
+// currentSystemMessage is pi-ai's getCurrentSystemMessage: every system
+// message replayed in order (texts joined, sections merged, tools added and
+// removed), or nil when there is none.
+func currentSystemMessage(msgs [][]byte) []byte {
+	var texts []string
+	var sectionKeys []string
+	sections := map[string][]byte{}
+	var toolNames []string
+	tools := map[string][]byte{}
+	var timestamp []byte
+	seen := false
+	for _, m := range msgs {
+		if role, _ := jsjson.Str(m, "role"); role != "system" {
+			continue
+		}
+		seen = true
+		if timestamp == nil {
+			timestamp = jsjson.Get(m, "timestamp")
+			if jsjson.KindOf(timestamp) == jsjson.Null {
+				timestamp = nil
+			}
+		}
+		if t := contentText(jsjson.Get(m, "content"), "\n"); t != "" {
+			texts = append(texts, t)
+		}
+		keys, vals := jsjson.ObjectMembers(jsjson.Get(m, "sections"))
+		for i, k := range keys {
+			if jsjson.KindOf(vals[i]) == jsjson.Null {
+				if _, ok := sections[k]; ok {
+					delete(sections, k)
+					sectionKeys = removeString(sectionKeys, k)
+				}
+				continue
+			}
+			if _, ok := sections[k]; !ok {
+				sectionKeys = append(sectionKeys, k)
+			}
+			sections[k] = vals[i]
+		}
+		jsjson.Elements(jsjson.Get(m, "toolsRemoved"), func(tool []byte) bool {
+			name, _ := jsjson.Str(tool, "name")
+			if _, ok := tools[name]; ok {
+				delete(tools, name)
+				toolNames = removeString(toolNames, name)
+			}
+			return true
+		})
+		jsjson.Elements(jsjson.Get(m, "toolsAdded"), func(tool []byte) bool {
+			name, _ := jsjson.Str(tool, "name")
+			if _, ok := tools[name]; !ok {
+				toolNames = append(toolNames, name)
+			}
+			tools[name] = tool
+			return true
+		})
+	}
+	if !seen || (timestamp == nil && len(tools) == 0) {
+		return nil
+	}
+	var o jsjson.Builder
+	o.String("role", "system")
+	o.String("content", strings.Join(texts, "\n\n"))
+	if len(sectionKeys) > 0 {
+		var so jsjson.Builder
+		for _, k := range sectionKeys {
+			so.Raw(k, sections[k])
+		}
+		o.Raw("sections", so.Bytes())
+	}
+	if len(toolNames) > 0 {
+		arr := []byte{'['}
+		for i, n := range toolNames {
+			if i > 0 {
+				arr = append(arr, ',')
+			}
+			arr = append(arr, tools[n]...)
+		}
+		o.Raw("toolsAdded", append(arr, ']'))
+	}
+	if timestamp == nil {
+		timestamp = []byte("0")
+	}
+	o.Raw("timestamp", timestamp)
+	return o.Bytes()
+}
+
+func removeString(list []string, s string) []string {
+	for i, x := range list {
+		if x == s {
+			return append(list[:i:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+// contentText is pi-ai's contentText: a string, or the text blocks joined.
+func contentText(content []byte, sep string) string {
+	if jsjson.KindOf(content) == jsjson.String {
+		s, _ := jsjson.Unquote(content)
+		return s
+	}
+	var parts []string
+	jsjson.Elements(content, func(b []byte) bool {
+		if typ, _ := jsjson.Str(b, "type"); typ == "text" {
+			t, _ := jsjson.Str(b, "text")
+			parts = append(parts, t)
+		}
+		return true
+	})
+	return strings.Join(parts, sep)
+}
+
+// ContextEdit appends a context_edit (pi's appendContextEdit), checked as
+// pi checks it: replacement is null or an object with string or array
+// content; the target is on the active branch and contributes editable
+// model content (a custom_message, or a user, assistant or toolResult
+// message). String content for assistant and toolResult becomes one text
+// block.
+func (b *Builder) ContextEdit(target string, replacement []byte) (string, error) {
+	if jsjson.KindOf(replacement) != jsjson.Null {
+		content := jsjson.Get(replacement, "content")
+		if jsjson.KindOf(replacement) != jsjson.Object || (jsjson.KindOf(content) != jsjson.String && jsjson.KindOf(content) != jsjson.Array) {
+			return "", fmt.Errorf("%w: the replacement must be null or an object with string or array content", ErrInvalid)
+		}
+	}
+	n := b.t.byID[target]
+	if n == nil {
+		return "", fmt.Errorf("%w: %s", ErrNotFound, target)
+	}
+	onBranch := false
+	for _, e := range b.tree().PathTo(b.leaf) {
+		if e.ID == target {
+			onBranch = true
+		}
+	}
+	if !onBranch {
+		return "", fmt.Errorf("%w: entry %s is not on the active branch", ErrInvalid, target)
+	}
+	role := "custom"
+	switch {
+	case n.Type == "custom_message":
+	case n.Type == "message" && (n.Role == "user" || n.Role == "assistant" || n.Role == "toolResult"):
+		role = n.Role
+	default:
+		return "", fmt.Errorf("%w: entry %s does not contribute editable model content", ErrInvalid, target)
+	}
+	rep := jsjson.AppendCanonical(nil, replacement)
+	if c := jsjson.Get(rep, "content"); (role == "assistant" || role == "toolResult") && jsjson.KindOf(c) == jsjson.String {
+		var blk jsjson.Builder
+		blk.String("type", "text")
+		blk.Raw("text", c)
+		var o jsjson.Builder
+		o.Raw("content", append(append([]byte{'['}, blk.Bytes()...), ']'))
+		rep = o.Bytes()
+	}
+	return b.Entry("context_edit", b.leaf, Member{"targetId", str(target)}, Member{"replacement", rep}), nil
 }

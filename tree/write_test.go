@@ -228,6 +228,13 @@ func TestKeyOrderMatchesPi(t *testing.T) {
 	b.Name("n")
 	_, _ = b.Label(x, "l")
 	_, _ = b.BranchSummary(x, jsjson.Quote(nil, "s"))
+	b.ThinkingLevel("low")
+	b.ModelChange("p", "m")
+	b.Usage("k", "p", "m", []byte(`{"input":1}`), "")
+	b.Custom("c", []byte(`{}`))
+	b.CustomMessage("c", []byte(`"x"`), []byte("true"), []byte(`{}`))
+	_, _ = b.ContextEdit(b.IDs[0], []byte(`{"content":"y"}`))
+	_, _ = b.Compaction(jsjson.Quote(nil, "s"), "", []byte("1"), nil, nil, nil)
 	compared := 0
 	for _, l := range b.Lines {
 		keys, _ := jsjson.ObjectMembers(l)
@@ -242,7 +249,7 @@ func TestKeyOrderMatchesPi(t *testing.T) {
 			t.Errorf("%s: keys %v, pi writes %v", e.Type, keys, want)
 		}
 	}
-	if compared < 3 {
+	if compared < 9 {
 		t.Errorf("only %d entry types could be compared with pi's", compared)
 	}
 }
@@ -379,5 +386,119 @@ func TestMigrateReadByPi(t *testing.T) {
 	l2.Path = path
 	if err := sessions.MigrateFile(l2); err == nil {
 		t.Error("migrating a file that changed since it was read must fail")
+	}
+}
+
+// TestEveryEntryTypeReadByPi builds each entry type pifs can write on a
+// session whose context holds a system message, and lets pi read the file:
+// contexts, model, thinking level and usage must be what pifs computes, and
+// every line must have pi's key order.
+func TestEveryEntryTypeReadByPi(t *testing.T) {
+	store := t.TempDir()
+	oracle.Corpus(t, store)
+	var path string
+	for _, f := range sessionFiles(t, store) {
+		if strings.Contains(string(session(t, f).Context().JSON()), `"role":"system"`) {
+			path = f
+			break
+		}
+	}
+	if path == "" {
+		t.Fatal("no corpus session has a system message in its context")
+	}
+	tr := session(t, path)
+	var target string // an assistant message on the active branch
+	for _, e := range tr.PathTo(tr.LeafID()) {
+		if e.Type == "message" && e.Role == "assistant" {
+			target = e.ID
+		}
+	}
+	ids := apply(t, path, func(b *tree.Builder) {
+		b.ThinkingLevel("high")
+		b.ModelChange("openai", "gpt-x")
+		b.Usage("summary", "openai", "gpt-x", []byte(`{"input":7,"output":3,"cacheRead":0,"cacheWrite":0,"totalTokens":10,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}}`), "n")
+		b.Custom("ext.state", []byte(`{"k":[1,2]}`))
+		b.CustomMessage("ext.note", []byte(`"a note for the model"`), []byte("true"), []byte(`{"d":1}`))
+		if _, err := b.ContextEdit(target, []byte(`{"content":"shortened"}`)); err != nil {
+			t.Fatal(err)
+		}
+		b.UserText("before compaction", 1747000000000)
+		if _, err := b.Compaction(jsjson.Quote(nil, "all of it, summarised"), "", []byte("4242"), nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		b.UserText("after compaction", 1747000001000)
+	})
+	pi := oracle.Dump(t, path, true)
+	got := session(t, path)
+	ctxEqual(t, "context after every type", got.Context().JSON(), pi.ContextAtLeaf)
+	for _, id := range ids {
+		ctxEqual(t, "context at "+id, got.ContextAt(id).JSON(), pi.Contexts[id])
+	}
+	var ctx struct {
+		Messages      []map[string]any
+		ThinkingLevel string
+		Model         map[string]string
+	}
+	_ = json.Unmarshal(pi.ContextAtLeaf, &ctx)
+	if ctx.ThinkingLevel != "high" || ctx.Model["modelId"] != "gpt-x" {
+		t.Errorf("pi sees thinking %q model %v", ctx.ThinkingLevel, ctx.Model)
+	}
+	if len(ctx.Messages) != 3 || ctx.Messages[0]["role"] != "system" || ctx.Messages[1]["role"] != "compactionSummary" {
+		t.Errorf("after a compaction pifs wrote, pi's context is %d messages: %v", len(ctx.Messages), show(ctx.Messages))
+	}
+	u := got.Usage()
+	if pi.Usage == nil || u.Cost != pi.Usage.Cost || u.Total != pi.Usage.Total {
+		t.Errorf("usage pifs %+v, pi %+v", u, pi.Usage)
+	}
+	// The edit was applied on the path before the compaction.
+	var atEdit struct{ Messages []map[string]any }
+	_ = json.Unmarshal(pi.Contexts[ids[5]], &atEdit)
+	edited := false
+	for _, m := range atEdit.Messages {
+		if b, _ := json.Marshal(m["content"]); string(b) == `[{"text":"shortened","type":"text"}]` {
+			edited = true
+		}
+	}
+	if !edited {
+		t.Errorf("pi does not see the edit as one text block in %d messages", len(atEdit.Messages))
+	}
+}
+
+// TestContextEditRefusals: the checks pi makes, with reasons.
+func TestContextEditRefusals(t *testing.T) {
+	_, path := corpusSession(t)
+	tr := session(t, path)
+	var off, nonEditable string
+	on := map[string]bool{}
+	for _, e := range tr.PathTo(tr.LeafID()) {
+		on[e.ID] = true
+		if e.Type != "message" && e.Type != "custom_message" {
+			nonEditable = e.ID
+		}
+	}
+	tr.Walk(func(n *tree.Node) bool {
+		if !on[n.ID] && n.Type == "message" {
+			off = n.ID
+		}
+		return true
+	})
+	b := tr.NewBuilder()
+	for name, c := range map[string]struct {
+		target, rep, want string
+	}{
+		"bad replacement": {tr.LeafID(), `{"text":1}`, "replacement must be null"},
+		"unknown":         {"nope", `null`, "no such entry"},
+		"off branch":      {off, `null`, "not on the active branch"},
+		"not editable":    {nonEditable, `null`, "editable"},
+	} {
+		if c.target == "" {
+			continue
+		}
+		if _, err := b.ContextEdit(c.target, []byte(c.rep)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+	if len(b.Lines) != 0 {
+		t.Error("refused edits must build nothing")
 	}
 }
