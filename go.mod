@@ -6,4 +6,5 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hanwen/go-fuse/v2 v2.12.1 // indirect
 	github.com/spf13/pflag v1.1.0 // indirect
+	golang.org/x/sys v0.28.0 // indirect
 )

@@ -1,0 +1,291 @@
+package nodes
+
+import (
+	"context"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// This file holds what every folder, file and symlink of the mount shares.
+// Each kind of node is its own type that embeds one of dir, file or link and
+// gives it its content through a small interface (dirSource, fileSource,
+// linkSource), so that Lookup, Readdir, Getattr and the refusals of writes
+// are written once.
+
+// child is one name in a folder: what it is, its inode number, and how to
+// make its node.
+type child struct {
+	name string
+	mode uint32 // S_IFDIR, S_IFREG or S_IFLNK
+	ino  uint64
+	make func() fs.InodeEmbedder
+}
+
+// dirSource gives a folder its children.
+type dirSource interface {
+	// list returns the children; the order does not matter.
+	list() ([]child, error)
+	// lookup finds one child by name (ErrNotFound when there is none).
+	lookup(name string) (child, error)
+	// mtime is the folder's modification time.
+	mtime() (time.Time, error)
+}
+
+// attrFiller fills the attributes of a node, for Getattr and Lookup.
+type attrFiller interface {
+	fillAttr(out *fuse.Attr) error
+}
+
+// dir is a read-only folder.
+type dir struct {
+	fs.Inode
+	r   *Root
+	src dirSource
+}
+
+var (
+	_ = (fs.NodeLookuper)((*dir)(nil))
+	_ = (fs.NodeReaddirer)((*dir)(nil))
+	_ = (fs.NodeGetattrer)((*dir)(nil))
+	_ = (fs.NodeSetattrer)((*dir)(nil))
+	_ = (fs.NodeMkdirer)((*dir)(nil))
+	_ = (fs.NodeMknoder)((*dir)(nil))
+	_ = (fs.NodeCreater)((*dir)(nil))
+	_ = (fs.NodeUnlinker)((*dir)(nil))
+	_ = (fs.NodeRmdirer)((*dir)(nil))
+	_ = (fs.NodeRenamer)((*dir)(nil))
+	_ = (fs.NodeSymlinker)((*dir)(nil))
+	_ = (fs.NodeLinker)((*dir)(nil))
+)
+
+func (d *dir) fillAttr(out *fuse.Attr) error {
+	mt, err := d.src.mtime()
+	if err != nil {
+		return err
+	}
+	d.r.fill(out, syscall.S_IFDIR|0o555, 0, mt)
+	out.Nlink = 2
+	return nil
+}
+
+// resolve finds a child by name without the kernel, as Lookup would: the
+// watcher uses it to tell which names went away.
+func (d *dir) resolve(name string) (uint64, bool) {
+	c, err := d.src.lookup(name)
+	if err != nil {
+		return 0, false
+	}
+	return c.ino, true
+}
+
+func (d *dir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return toErrno(d.fillAttr(&out.Attr))
+}
+
+func (d *dir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+
+func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	c, err := d.src.lookup(name)
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	node := c.make()
+	if a, ok := node.(attrFiller); ok {
+		if err := a.fillAttr(&out.Attr); err != nil {
+			return nil, toErrno(err)
+		}
+	}
+	out.Attr.Ino = c.ino
+	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+}
+
+func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	list, err := d.src.list()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
+	out := make([]fuse.DirEntry, 0, len(list)+2)
+	// go-fuse leaves "." and ".." to the file system.
+	up := d.StableAttr().Ino
+	if _, p := d.Parent(); p != nil {
+		up = p.StableAttr().Ino
+	}
+	out = append(out, fuse.DirEntry{Name: ".", Mode: syscall.S_IFDIR, Ino: d.StableAttr().Ino},
+		fuse.DirEntry{Name: "..", Mode: syscall.S_IFDIR, Ino: up})
+	for i, c := range list {
+		if i > 0 && list[i-1].name == c.name {
+			continue // the first of a name wins, as in lookup
+		}
+		out = append(out, fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino})
+	}
+	return fs.NewListDirStream(out), 0
+}
+
+func (d *dir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+
+func (d *dir) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+
+func (d *dir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	return nil, nil, 0, syscall.EROFS
+}
+
+func (d *dir) Unlink(ctx context.Context, name string) syscall.Errno { return syscall.EROFS }
+func (d *dir) Rmdir(ctx context.Context, name string) syscall.Errno  { return syscall.EROFS }
+
+func (d *dir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	return syscall.EROFS
+}
+
+func (d *dir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+
+func (d *dir) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+
+// fileSource gives a file its content: the whole of it, computed from the
+// session's current version, and its mtime.
+type fileSource interface {
+	content() ([]byte, time.Time, error)
+}
+
+// file is a read-only file whose content is computed. Changing files are
+// served with direct I/O, so a read never stops at a size the kernel cached
+// earlier; entry files never change and keep the page cache.
+type file struct {
+	fs.Inode
+	r         *Root
+	src       fileSource
+	control   bool // writable (0644) unless the mount is read-only
+	immutable bool
+}
+
+var (
+	_ = (fs.NodeGetattrer)((*file)(nil))
+	_ = (fs.NodeSetattrer)((*file)(nil))
+	_ = (fs.NodeOpener)((*file)(nil))
+	_ = (fs.NodeReader)((*file)(nil))
+)
+
+func (f *file) perm() uint32 {
+	if f.control && !f.r.opts.ReadOnly {
+		return 0o644
+	}
+	return 0o444
+}
+
+func (f *file) fillAttr(out *fuse.Attr) error {
+	data, mt, err := f.src.content()
+	if err != nil {
+		return err
+	}
+	f.r.fill(out, syscall.S_IFREG|f.perm(), uint64(len(data)), mt)
+	return nil
+}
+
+func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return toErrno(f.fillAttr(&out.Attr))
+}
+
+func (f *file) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+
+// wantsWrite tells whether open flags ask for writing.
+func wantsWrite(flags uint32) bool {
+	return flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&(syscall.O_TRUNC|syscall.O_APPEND) != 0
+}
+
+func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if wantsWrite(flags) {
+		return nil, 0, syscall.EROFS
+	}
+	data, _, err := f.src.content()
+	if err != nil {
+		return nil, 0, toErrno(err)
+	}
+	if f.immutable {
+		return &snapshot{data}, fuse.FOPEN_KEEP_CACHE, 0
+	}
+	return &snapshot{data}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if s, ok := fh.(*snapshot); ok {
+		return s.Read(ctx, dest, off)
+	}
+	data, _, err := f.src.content()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	return (&snapshot{data}).Read(ctx, dest, off)
+}
+
+// snapshot is an open file's content as it was at open, so that a reader
+// sees one version even while the session changes.
+type snapshot struct{ data []byte }
+
+var _ = (fs.FileReader)((*snapshot)(nil))
+
+func (s *snapshot) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if off >= int64(len(s.data)) {
+		return fuse.ReadResultData(nil), 0
+	}
+	end := min(int64(len(s.data)), off+int64(len(dest)))
+	return fuse.ReadResultData(s.data[off:end]), 0
+}
+
+// linkSource gives a symlink its target.
+type linkSource interface {
+	target() (string, time.Time, error)
+}
+
+// link is a symlink whose target is computed.
+type link struct {
+	fs.Inode
+	r   *Root
+	src linkSource
+}
+
+var (
+	_ = (fs.NodeGetattrer)((*link)(nil))
+	_ = (fs.NodeReadlinker)((*link)(nil))
+	_ = (fs.NodeSetattrer)((*link)(nil))
+)
+
+func (l *link) fillAttr(out *fuse.Attr) error {
+	t, mt, err := l.src.target()
+	if err != nil {
+		return err
+	}
+	l.r.fill(out, syscall.S_IFLNK|0o777, uint64(len(t)), mt)
+	return nil
+}
+
+func (l *link) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return toErrno(l.fillAttr(&out.Attr))
+}
+
+func (l *link) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+
+func (l *link) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	t, _, err := l.src.target()
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	return []byte(t), 0
+}

@@ -1,0 +1,307 @@
+// Package nodes adapts a store of pi sessions to FUSE: one node type per kind
+// of file or folder of the mount (see SPEC.md, "The tree"), the encoding of
+// ids as file names, inode numbers, the cache of parsed sessions, and the
+// invalidation of what the kernel cached when session files change.
+//
+// It reads the store only through packages sessions and tree; package fs
+// mounts it and runs the watcher.
+package nodes
+
+import (
+	"context"
+	"log"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// Names the mount gives to its own files.
+const (
+	byIDName = "by-id"
+	newName  = "new"
+	cwdName  = "cwd"
+)
+
+// Options configure the tree.
+type Options struct {
+	SessionsDir string
+	ReadOnly    bool
+	// CacheSize is how many parsed sessions are kept.
+	CacheSize int
+	Logger    *log.Logger
+}
+
+// Root is the mount's root folder: the projects, by-id/ and new.
+type Root struct {
+	dir
+	opts     Options
+	st       *store
+	uid, gid uint32
+	watch    watchState
+}
+
+var (
+	_ = (fs.NodeStatfser)((*Root)(nil))
+	_ = (fs.NodeLookuper)((*Root)(nil))
+	_ = (fs.NodeReaddirer)((*Root)(nil))
+)
+
+// NewRoot makes the root of a mount of o.SessionsDir.
+func NewRoot(o Options) *Root {
+	if o.Logger != nil {
+		logger = o.Logger
+	}
+	r := &Root{opts: o, st: newStore(o.SessionsDir, o.CacheSize), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	r.dir = dir{r: r, src: rootSource{r}}
+	return r
+}
+
+// fill sets the attributes every node shares.
+func (r *Root) fill(out *fuse.Attr, mode uint32, size uint64, mtime time.Time) {
+	out.Mode = mode
+	out.Size = size
+	out.Blocks = (size + 511) / 512
+	out.Blksize = 4096
+	out.Nlink = 1
+	out.Owner = fuse.Owner{Uid: r.uid, Gid: r.gid}
+	if mtime.IsZero() || mtime.Unix() < 0 {
+		mtime = time.Unix(0, 0)
+	}
+	out.SetTimes(&mtime, &mtime, &mtime)
+}
+
+func (r *Root) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	out.Bsize = 4096
+	out.Frsize = 4096
+	out.NameLen = 255
+	return 0
+}
+
+func dirMtime(path string) (time.Time, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}, ErrNotFound
+	}
+	return fi.ModTime(), nil
+}
+
+type rootSource struct{ r *Root }
+
+func (s rootSource) mtime() (time.Time, error) { return dirMtime(s.r.opts.SessionsDir) }
+
+func (s rootSource) list() ([]child, error) {
+	projects, err := s.r.st.projects()
+	if err != nil {
+		return nil, err
+	}
+	out := []child{s.byID(), s.newFile()}
+	for _, p := range projects {
+		out = append(out, s.project(p))
+	}
+	return out, nil
+}
+
+func (s rootSource) lookup(name string) (child, error) {
+	switch name {
+	case byIDName:
+		return s.byID(), nil
+	case newName:
+		return s.newFile(), nil
+	}
+	if !s.r.st.hasProject(name) {
+		return child{}, ErrNotFound
+	}
+	return s.project(name), nil
+}
+
+func (s rootSource) byID() child {
+	return child{byIDName, syscall.S_IFDIR, inoOf(byIDName), func() fs.InodeEmbedder { return newByIDDir(s.r) }}
+}
+
+func (s rootSource) newFile() child {
+	return child{newName, syscall.S_IFREG, inoOf(newName), func() fs.InodeEmbedder { return newNewFile(s.r, "") }}
+}
+
+func (s rootSource) project(p string) child {
+	return child{p, syscall.S_IFDIR, inoOf("p", p), func() fs.InodeEmbedder { return newProjectDir(s.r, p) }}
+}
+
+// projectDir is one folder of the sessions directory: its sessions, cwd and
+// new.
+type projectDir struct {
+	dir
+	project string
+}
+
+var _ = (fs.NodeLookuper)((*projectDir)(nil))
+
+func newProjectDir(r *Root, project string) *projectDir {
+	d := &projectDir{project: project}
+	d.dir = dir{r: r, src: d}
+	return d
+}
+
+func (d *projectDir) mtime() (time.Time, error) { return dirMtime(d.r.st.projectPath(d.project)) }
+
+func (d *projectDir) list() ([]child, error) {
+	names, err := d.r.st.sessionNames(d.project)
+	if err != nil {
+		return nil, err
+	}
+	out := []child{d.cwd(), d.newFile()}
+	for _, n := range names {
+		out = append(out, d.session(n))
+	}
+	return out, nil
+}
+
+func (d *projectDir) lookup(name string) (child, error) {
+	switch name {
+	case cwdName:
+		return d.cwd(), nil
+	case newName:
+		return d.newFile(), nil
+	}
+	if _, err := d.r.st.meta(d.project, name); err != nil {
+		return child{}, err
+	}
+	return d.session(name), nil
+}
+
+func (d *projectDir) cwd() child {
+	return child{cwdName, syscall.S_IFREG, inoOf("p", d.project, cwdName), func() fs.InodeEmbedder { return newCwdFile(d.r, d.project) }}
+}
+
+func (d *projectDir) newFile() child {
+	return child{newName, syscall.S_IFREG, inoOf("p", d.project, newName), func() fs.InodeEmbedder { return newNewFile(d.r, d.project) }}
+}
+
+func (d *projectDir) session(name string) child {
+	return child{name, syscall.S_IFDIR, inoOf("s", d.project, name), func() fs.InodeEmbedder { return newSessionDir(d.r, d.project, name) }}
+}
+
+// cwdFile holds a project's working directory: the cwd of its newest
+// session that names one (empty when none does).
+type cwdFile struct {
+	file
+	project string
+}
+
+func newCwdFile(r *Root, project string) *cwdFile {
+	f := &cwdFile{project: project}
+	f.file = file{r: r, src: f}
+	return f
+}
+
+func (f *cwdFile) content() ([]byte, time.Time, error) {
+	mt, err := dirMtime(f.r.st.projectPath(f.project))
+	if err != nil {
+		return nil, mt, err
+	}
+	names, err := f.r.st.sessionNames(f.project)
+	if err != nil {
+		return nil, mt, err
+	}
+	for i := len(names) - 1; i >= 0; i-- {
+		if m, err := f.r.st.meta(f.project, names[i]); err == nil && m.header.Cwd != "" {
+			return []byte(m.header.Cwd + "\n"), mt, nil
+		}
+	}
+	return nil, mt, nil
+}
+
+// newFile is the control that creates sessions: in a project, or at the
+// root for any working directory. Writes are not supported yet.
+type newFile struct {
+	file
+	project string // "" at the root
+}
+
+func newNewFile(r *Root, project string) *newFile {
+	f := &newFile{project: project}
+	f.file = file{r: r, src: f, control: true}
+	return f
+}
+
+func (f *newFile) content() ([]byte, time.Time, error) {
+	mt, err := dirMtime(f.r.st.projectPath(f.project))
+	return nil, mt, err
+}
+
+// byIDDir lists every session by its id, as a symlink to its folder.
+type byIDDir struct{ dir }
+
+func newByIDDir(r *Root) *byIDDir {
+	d := &byIDDir{}
+	d.dir = dir{r: r, src: d}
+	return d
+}
+
+func (d *byIDDir) mtime() (time.Time, error) { return dirMtime(d.r.opts.SessionsDir) }
+
+func (d *byIDDir) list() ([]child, error) {
+	var out []child
+	seen := map[string]bool{}
+	d.r.st.eachSession(func(p, n string, m *fileMeta) bool {
+		if !seen[m.header.ID] {
+			seen[m.header.ID] = true
+			out = append(out, d.link(m.header.ID))
+		}
+		return true
+	})
+	return out, nil
+}
+
+func (d *byIDDir) lookup(name string) (child, error) {
+	id, ok := decodeName(name)
+	if !ok {
+		// A hashed name: compare with every session's spelling.
+		found := ""
+		d.r.st.eachSession(func(p, n string, m *fileMeta) bool {
+			if EncodeName(m.header.ID) == name {
+				found = m.header.ID
+				return false
+			}
+			return true
+		})
+		if found == "" {
+			return child{}, ErrNotFound
+		}
+		id = found
+	}
+	if _, _, ok := d.r.st.sessionByID(id); !ok || EncodeName(id) != name {
+		return child{}, ErrNotFound
+	}
+	return d.link(id), nil
+}
+
+func (d *byIDDir) link(id string) child {
+	return child{EncodeName(id), syscall.S_IFLNK, inoOf(byIDName, id), func() fs.InodeEmbedder { return newByIDLink(d.r, id) }}
+}
+
+// byIDLink points at a session's folder: ../<project>/<session>.
+type byIDLink struct {
+	link
+	id string
+}
+
+func newByIDLink(r *Root, id string) *byIDLink {
+	l := &byIDLink{id: id}
+	l.link = link{r: r, src: l}
+	return l
+}
+
+func (l *byIDLink) target() (string, time.Time, error) {
+	p, n, ok := l.r.st.sessionByID(l.id)
+	if !ok {
+		return "", time.Time{}, ErrNotFound
+	}
+	m, err := l.r.st.meta(p, n)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return "../" + p + "/" + n, m.activity, nil
+}

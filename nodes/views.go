@@ -1,0 +1,495 @@
+package nodes
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+func isEOF(err error) bool { return err == io.EOF }
+
+const jsonExt = ".json"
+
+// renderEntry is render for a view of one entry: its mtime is the entry's.
+func (s sessionRef) renderEntry(id, key string, make func(*session) []byte) ([]byte, time.Time, error) {
+	var data []byte
+	var mt time.Time
+	err := s.with(func(ss *session) error {
+		n := ss.tree.Node(id)
+		if n == nil {
+			return ErrNotFound
+		}
+		data = ss.cached(key, func() []byte { return make(ss) })
+		mt = entryMtime(n.Entry)
+		return nil
+	})
+	if err != nil {
+		return nil, mt, err
+	}
+	if mt.IsZero() {
+		mt, err = s.activity()
+	}
+	return data, mt, err
+}
+
+// eachID calls fn for the id of every entry that has one, until it returns
+// true.
+func eachID(t *tree.Tree) func(fn func(string) bool) {
+	return func(fn func(string) bool) {
+		for _, e := range t.Entries() {
+			if e.ID != "" && fn(e.ID) {
+				return
+			}
+		}
+	}
+}
+
+// findID resolves a name spelled with room bytes left to an entry id.
+func findID(t *tree.Tree, name string, room int) (string, bool) {
+	return matchName(name, room, func(id string) bool { return t.Node(id) != nil }, eachID(t))
+}
+
+// entriesDir is entries/: every entry, one indented file each.
+type entriesDir struct {
+	dir
+	s sessionRef
+}
+
+var _ = (fs.NodeLookuper)((*entriesDir)(nil))
+
+func newEntriesDir(s sessionRef) *entriesDir {
+	d := &entriesDir{s: s}
+	d.dir = dir{r: s.r, src: d}
+	return d
+}
+
+func (d *entriesDir) mtime() (time.Time, error) { return d.s.activity() }
+
+func entryFileName(id string) string { return encodeName(id, len(jsonExt)) + jsonExt }
+
+func (d *entriesDir) list() ([]child, error) {
+	var out []child
+	err := d.s.with(func(ss *session) error {
+		for _, e := range ss.tree.Entries() {
+			if e.ID != "" && ss.tree.Node(e.ID).Entry == e {
+				out = append(out, d.entry(e.ID))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *entriesDir) lookup(name string) (child, error) {
+	base, ok := strings.CutSuffix(name, jsonExt)
+	if !ok {
+		return child{}, ErrNotFound
+	}
+	var id string
+	err := d.s.with(func(ss *session) error {
+		if id, ok = findID(ss.tree, base, len(jsonExt)); !ok {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return child{}, err
+	}
+	return d.entry(id), nil
+}
+
+func (d *entriesDir) entry(id string) child {
+	s := d.s
+	return child{entryFileName(id), syscall.S_IFREG, s.ino(entriesName, id), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+}
+
+// entryFile is one entry, indented. An entry never changes once written,
+// so the kernel may keep its pages.
+type entryFile struct {
+	file
+	s  sessionRef
+	id string
+}
+
+func newEntryFile(s sessionRef, id string) *entryFile {
+	f := &entryFile{s: s, id: id}
+	f.file = file{r: s.r, src: f, immutable: true}
+	return f
+}
+
+func (f *entryFile) content() ([]byte, time.Time, error) {
+	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return indentJSON(ss.tree.Node(f.id).Raw) })
+}
+
+// branchesDir is branches/: one folder per tip, though any entry id
+// resolves.
+type branchesDir struct {
+	dir
+	s sessionRef
+}
+
+var _ = (fs.NodeLookuper)((*branchesDir)(nil))
+
+func newBranchesDir(s sessionRef) *branchesDir {
+	d := &branchesDir{s: s}
+	d.dir = dir{r: s.r, src: d}
+	return d
+}
+
+func (d *branchesDir) mtime() (time.Time, error) { return d.s.activity() }
+
+func (d *branchesDir) list() ([]child, error) {
+	var out []child
+	err := d.s.with(func(ss *session) error {
+		for _, n := range ss.tree.Tips() {
+			out = append(out, d.branch(n.ID))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *branchesDir) lookup(name string) (child, error) {
+	var id string
+	err := d.s.with(func(ss *session) error {
+		var ok bool
+		if id, ok = findID(ss.tree, name, 0); !ok {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return child{}, err
+	}
+	return d.branch(id), nil
+}
+
+func (d *branchesDir) branch(id string) child {
+	s := d.s
+	return child{EncodeName(id), syscall.S_IFDIR, s.ino(branchesName, id), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
+}
+
+// pathFileName names an entry by its position on the root→entry path, its
+// kind and its id: NNNN-<kind>-<id>.json. A kind over 32 bytes is hashed
+// like a long id.
+func pathFileName(pos int, e *sessions.Entry) string {
+	num := fmt.Sprintf("%04d", pos)
+	kind := escape(e.Kind())
+	if len(kind) > 32 || kind == "" {
+		kind = hashedName(e.Kind(), kind)
+	}
+	room := len(num) + 1 + len(kind) + 1 + len(jsonExt)
+	return num + "-" + kind + "-" + encodeName(e.ID, room) + jsonExt
+}
+
+// namePos reads the position at the start of a path file name.
+func namePos(name string) (int, bool) {
+	i := strings.IndexByte(name, '-')
+	if i < 4 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(name[:i])
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}
+
+// branchDir is branches/<id>/: the root→entry path, one file per entry,
+// and the context and transcript with that entry as leaf.
+type branchDir struct {
+	dir
+	s  sessionRef
+	id string
+}
+
+var _ = (fs.NodeLookuper)((*branchDir)(nil))
+
+func newBranchDir(s sessionRef, id string) *branchDir {
+	d := &branchDir{s: s, id: id}
+	d.dir = dir{r: s.r, src: d}
+	return d
+}
+
+func (d *branchDir) mtime() (time.Time, error) {
+	_, mt, err := d.s.renderEntry(d.id, "", func(*session) []byte { return nil })
+	return mt, err
+}
+
+func (d *branchDir) list() ([]child, error) {
+	out := []child{d.context(), d.transcript()}
+	err := d.s.with(func(ss *session) error {
+		path := ss.tree.PathTo(d.id)
+		if len(path) == 0 {
+			return ErrNotFound
+		}
+		for i, e := range path {
+			out = append(out, d.entry(i+1, e))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *branchDir) lookup(name string) (child, error) {
+	switch name {
+	case contextName:
+		return d.context(), nil
+	case transcriptName:
+		return d.transcript(), nil
+	}
+	pos, ok := namePos(name)
+	if !ok {
+		return child{}, ErrNotFound
+	}
+	var c child
+	err := d.s.with(func(ss *session) error {
+		path := ss.tree.PathTo(d.id)
+		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
+			return ErrNotFound
+		}
+		c = d.entry(pos, path[pos-1])
+		return nil
+	})
+	return c, err
+}
+
+func (d *branchDir) context() child {
+	s, id := d.s, d.id
+	return child{contextName, syscall.S_IFREG, s.ino(branchesName, id, contextName), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
+}
+
+func (d *branchDir) transcript() child {
+	s, id := d.s, d.id
+	return child{transcriptName, syscall.S_IFREG, s.ino(branchesName, id, transcriptName), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
+}
+
+func (d *branchDir) entry(pos int, e *sessions.Entry) child {
+	s, id := d.s, e.ID
+	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(branchesName, d.id, entriesName, id), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+}
+
+// segmentDir is tree/ (first == "") or one segment in it: a run of entries
+// each with exactly one child, named by its first entry, holding its
+// entries' files and one folder per segment that starts where it forks.
+type segmentDir struct {
+	dir
+	s     sessionRef
+	first string
+}
+
+var _ = (fs.NodeLookuper)((*segmentDir)(nil))
+
+func newSegmentDir(s sessionRef, first string) *segmentDir {
+	d := &segmentDir{s: s, first: first}
+	d.dir = dir{r: s.r, src: d}
+	return d
+}
+
+// segment returns the segment's entries, the position of the first on its
+// root path, and the segments that start below it (the roots for tree/).
+func (d *segmentDir) segment(t *tree.Tree) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
+	if d.first == "" {
+		for _, r := range t.Roots() {
+			if !(r.IsLeafRecord() && len(r.Children) == 0) {
+				next = append(next, r)
+			}
+		}
+		return nil, 0, next, nil
+	}
+	n := t.Node(d.first)
+	if n == nil {
+		return nil, 0, nil, ErrNotFound
+	}
+	pos = len(t.PathTo(d.first))
+	seen := map[*tree.Node]bool{}
+	for !seen[n] {
+		seen[n] = true
+		nodes = append(nodes, n)
+		vis := n.Visible()
+		if len(vis) != 1 {
+			return nodes, pos, vis, nil
+		}
+		n = vis[0]
+	}
+	return nodes, pos, nil, nil // a cycle: stop where it repeats
+}
+
+func (d *segmentDir) mtime() (time.Time, error) {
+	if d.first == "" {
+		return d.s.activity()
+	}
+	var mt time.Time
+	err := d.s.with(func(ss *session) error {
+		nodes, _, _, err := d.segment(ss.tree)
+		if err != nil {
+			return err
+		}
+		for _, n := range nodes {
+			if t := entryMtime(n.Entry); t.After(mt) {
+				mt = t
+			}
+		}
+		return nil
+	})
+	if err == nil && mt.IsZero() {
+		return d.s.activity()
+	}
+	return mt, err
+}
+
+func (d *segmentDir) list() ([]child, error) {
+	var out []child
+	err := d.s.with(func(ss *session) error {
+		nodes, pos, next, err := d.segment(ss.tree)
+		if err != nil {
+			return err
+		}
+		for i, n := range nodes {
+			out = append(out, d.entry(pos+i, n.Entry))
+		}
+		for _, n := range next {
+			out = append(out, d.sub(n.ID))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *segmentDir) lookup(name string) (child, error) {
+	var c child
+	err := d.s.with(func(ss *session) error {
+		nodes, pos, next, err := d.segment(ss.tree)
+		if err != nil {
+			return err
+		}
+		if p, ok := namePos(name); ok && strings.HasSuffix(name, jsonExt) {
+			if i := p - pos; i >= 0 && i < len(nodes) && pathFileName(p, nodes[i].Entry) == name {
+				c = d.entry(p, nodes[i].Entry)
+				return nil
+			}
+		}
+		for _, n := range next {
+			if EncodeName(n.ID) == name {
+				c = d.sub(n.ID)
+				return nil
+			}
+		}
+		return ErrNotFound
+	})
+	return c, err
+}
+
+func (d *segmentDir) entry(pos int, e *sessions.Entry) child {
+	s, id := d.s, e.ID
+	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(treeName, entriesName, id), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+}
+
+func (d *segmentDir) sub(id string) child {
+	s := d.s
+	return child{EncodeName(id), syscall.S_IFDIR, s.ino(treeName, id), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
+}
+
+// labelsDir is labels/: one symlink per label to the labelled entry. When
+// two entries carry the same label, the one labelled last has the name.
+type labelsDir struct {
+	dir
+	s sessionRef
+}
+
+var _ = (fs.NodeLookuper)((*labelsDir)(nil))
+
+func newLabelsDir(s sessionRef) *labelsDir {
+	d := &labelsDir{s: s}
+	d.dir = dir{r: s.r, src: d}
+	return d
+}
+
+func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
+
+// labels returns the labels by name, the newest of a text first.
+func labels(t *tree.Tree) (names []string, texts map[string]string) {
+	texts = map[string]string{}
+	order := t.LabelOrder()
+	for i := len(order) - 1; i >= 0; i-- {
+		l, _ := t.Label(order[i])
+		name := EncodeName(l.Text)
+		if _, ok := texts[name]; !ok {
+			texts[name] = l.Text
+			names = append(names, name)
+		}
+	}
+	return names, texts
+}
+
+func (d *labelsDir) list() ([]child, error) {
+	var out []child
+	err := d.s.with(func(ss *session) error {
+		names, texts := labels(ss.tree)
+		for _, n := range names {
+			out = append(out, d.label(n, texts[n]))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *labelsDir) lookup(name string) (child, error) {
+	var c child
+	err := d.s.with(func(ss *session) error {
+		_, texts := labels(ss.tree)
+		text, ok := texts[name]
+		if !ok {
+			return ErrNotFound
+		}
+		c = d.label(name, text)
+		return nil
+	})
+	return c, err
+}
+
+func (d *labelsDir) label(name, text string) child {
+	s := d.s
+	return child{name, syscall.S_IFLNK, s.ino(labelsName, text), func() fs.InodeEmbedder { return newLabelLink(s, text) }}
+}
+
+// labelLink is labels/<label> -> ../entries/<id>.json.
+type labelLink struct {
+	link
+	s    sessionRef
+	text string
+}
+
+func newLabelLink(s sessionRef, text string) *labelLink {
+	l := &labelLink{s: s, text: text}
+	l.link = link{r: s.r, src: l}
+	return l
+}
+
+func (l *labelLink) target() (string, time.Time, error) {
+	var target string
+	var mt time.Time
+	err := l.s.with(func(ss *session) error {
+		order := ss.tree.LabelOrder()
+		for i := len(order) - 1; i >= 0; i-- {
+			if lab, _ := ss.tree.Label(order[i]); lab.Text == l.text {
+				target = "../" + entriesName + "/" + entryFileName(order[i])
+				mt = msTime(jsjson.DateValue(lab.Timestamp))
+				return nil
+			}
+		}
+		return ErrNotFound
+	})
+	if err == nil && mt.IsZero() {
+		mt, err = l.s.activity()
+	}
+	return target, mt, err
+}
