@@ -10,7 +10,6 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
-	"github.com/pifs/pifs/tree"
 )
 
 // indentJSON indents a JSON value with two spaces and ends it with a
@@ -106,21 +105,6 @@ func renderInfo(s *session, mtime time.Time) []byte {
 		return []byte(fmt.Sprintf("{\"error\": %q}\n", err.Error()))
 	}
 	return append(b, '\n')
-}
-
-// leafPath is the root→leaf path: what pi resumes with.
-func leafPath(t *tree.Tree) []*sessions.Entry {
-	leaf := t.Leaf()
-	if leaf == nil {
-		return nil
-	}
-	if leaf.ID != "" && t.Node(leaf.ID) != nil && t.Node(leaf.ID).Entry == leaf {
-		return t.PathTo(leaf.ID)
-	}
-	if leaf.ParentID != "" {
-		return append(t.PathTo(leaf.ParentID), leaf)
-	}
-	return []*sessions.Entry{leaf}
 }
 
 // renderTranscript writes a path as Markdown: for each message, summary and

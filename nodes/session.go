@@ -315,7 +315,7 @@ func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
 
 func (f *transcriptFile) content() ([]byte, time.Time, error) {
 	if !f.branch {
-		return f.s.render(transcriptName, func(ss *session) []byte { return renderTranscript(leafPath(ss.tree)) })
+		return f.s.render(transcriptName, func(ss *session) []byte { return renderTranscript(ss.tree.LeafPath()) })
 	}
 	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return renderTranscript(ss.tree.PathTo(f.at)) })
 }

@@ -1,7 +1,6 @@
 package nodes
 
 import (
-	"bufio"
 	"bytes"
 	"container/list"
 	"errors"
@@ -88,22 +87,19 @@ func validSessionName(name string) bool {
 	return name != "" && name != cwdName && name != newName
 }
 
-// projects lists the project folders, sorted.
+// projects lists the project folders, sorted, leaving out names the root
+// uses itself.
 func (st *store) projects() ([]string, error) {
-	des, err := os.ReadDir(st.dir)
+	all, err := (&sessions.Store{Dir: st.dir}).Projects()
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, de := range des {
-		if !validProject(de.Name()) {
-			continue
-		}
-		if de.IsDir() || (de.Type()&os.ModeSymlink != 0 && isDir(filepath.Join(st.dir, de.Name()))) {
-			out = append(out, de.Name())
+	out := all[:0]
+	for _, p := range all {
+		if validProject(p) {
+			out = append(out, p)
 		}
 	}
-	sort.Strings(out)
 	return out, nil
 }
 
@@ -186,36 +182,14 @@ func (st *store) meta(project, name string) (*fileMeta, error) {
 	return m, nil
 }
 
-// readHeader reads a file's first value as pi does (blank and malformed
-// lines skipped) and returns it when it is a session header.
+// readHeader reads a file's header; nil (and no error) when the file is
+// gone or not a session.
 func readHeader(path string) (*sessions.Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
+	h, err := sessions.ReadHeader(path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, sessions.ErrNotSession) {
+		return nil, nil
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			l, perr := sessions.Parse(line)
-			if perr != nil {
-				return nil, nil
-			}
-			if l.Header != nil {
-				return l.Header, nil
-			}
-		}
-		if err == io.EOF {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return h, err
 }
 
 // lastActivity finds the timestamp of the last entry that has a valid one,
@@ -433,17 +407,6 @@ func (s *session) cached(key string, make func() []byte) []byte {
 	b := make()
 	s.cache[key] = b
 	return b
-}
-
-// parsedSessions returns the sessions held parsed.
-func (st *store) parsedSessions() []*session {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	out := make([]*session, 0, st.lru.Len())
-	for el := st.lru.Front(); el != nil; el = el.Next() {
-		out = append(out, el.Value.(*session))
-	}
-	return out
 }
 
 // refreshParsed brings a session up to date now, if it is held parsed, so

@@ -314,6 +314,16 @@ func (t *Tree) PathTo(id string) []*sessions.Entry {
 	return t.pathFrom(n.Entry)
 }
 
+// LeafPath returns the path from the root to the leaf (the file's last
+// entry, which may have no id): the entries pi resumes with.
+func (t *Tree) LeafPath() []*sessions.Entry {
+	leaf := t.Leaf()
+	if leaf == nil {
+		return nil
+	}
+	return t.pathFrom(leaf)
+}
+
 // pathFrom walks up from e (which may have no id) to its root.
 func (t *Tree) pathFrom(e *sessions.Entry) []*sessions.Entry {
 	// Start from e's node; an entry that is not a node (no id) starts at
