@@ -303,5 +303,5 @@ func (l *byIDLink) target() (string, time.Time, error) {
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	return "../" + p + "/" + n, m.activity, nil
+	return "../" + p + "/" + n, m.lastActivity(), nil
 }

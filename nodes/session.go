@@ -32,7 +32,7 @@ func (s sessionRef) activity() (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	return m.activity, nil
+	return m.lastActivity(), nil
 }
 
 // ino numbers a view of this session.

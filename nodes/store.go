@@ -66,9 +66,13 @@ func sigOf(fi os.FileInfo) fileSig {
 type fileMeta struct {
 	sig    fileSig
 	header *sessions.Header // nil when the file is not a session
+	path  string
+	mtime time.Time
 	// activity is the time of the last entry that has a valid timestamp,
-	// else of the header, else the file's mtime.
-	activity time.Time
+	// else of the header, else the file's mtime. It takes reading the end
+	// of the file, so it is found only when a stat asks for it.
+	activityOnce sync.Once
+	activity     time.Time
 }
 
 func (st *store) projectPath(project string) string { return filepath.Join(st.dir, project) }
@@ -170,9 +174,7 @@ func (st *store) meta(project, name string) (*fileMeta, error) {
 			return nil, err
 		}
 	}
-	if m.header != nil {
-		m.activity = lastActivity(path, m.header, fi.ModTime())
-	}
+	m.path, m.mtime = path, fi.ModTime()
 	st.mu.Lock()
 	st.files[path] = m
 	st.mu.Unlock()
@@ -190,6 +192,13 @@ func readHeader(path string) (*sessions.Header, error) {
 		return nil, nil
 	}
 	return h, err
+}
+
+// lastActivity is the session's latest activity, found once per version
+// of the file.
+func (m *fileMeta) lastActivity() time.Time {
+	m.activityOnce.Do(func() { m.activity = lastActivity(m.path, m.header, m.mtime) })
+	return m.activity
 }
 
 // lastActivity finds the timestamp of the last entry that has a valid one,
@@ -214,10 +223,13 @@ func scanLastTimestamp(path string) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	const chunk = 64 << 10
+	// Read backwards in growing chunks: the last line usually fits in the
+	// first 4 KiB. Give up after maxTailScan (then the header's time
+	// serves).
+	chunk := int64(4 << 10)
 	end := fi.Size()
 	var carry []byte // the start of a line cut by the previous chunk
-	for end > 0 {
+	for end > 0 && fi.Size()-end < maxTailScan {
 		start := max(0, end-chunk)
 		buf := make([]byte, end-start, end-start+int64(len(carry)))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
@@ -238,9 +250,14 @@ func scanLastTimestamp(path string) (float64, bool) {
 			}
 		}
 		end = start
+		chunk = min(chunk*2, 1<<20)
 	}
 	return 0, false
 }
+
+// maxTailScan bounds how much of a file's end is read for its last
+// activity.
+const maxTailScan = 4 << 20
 
 // entryTime is the timestamp of an entry line, when it is one pi keeps and
 // the timestamp is a valid date. Header lines are not entries.

@@ -14,12 +14,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/pifs/pifs/fs"
+	"github.com/pifs/pifs/sessions"
 	"github.com/spf13/pflag"
 )
 
@@ -74,7 +74,7 @@ func run(args []string) int {
 		return 2
 	}
 	mountpoint := flags.Arg(0)
-	dir, err := resolveSessionsDir(*sessionsDir)
+	dir, err := sessions.DirFrom(*sessionsDir, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
 		return 1
@@ -120,25 +120,6 @@ func run(args []string) int {
 	return 0
 }
 
-// resolveSessionsDir picks the sessions directory: the flag, then
-// $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, and
-// ~/.pi/agent/sessions.
-func resolveSessionsDir(flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if d := os.Getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
-		return filepath.Join(d, "sessions"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no sessions directory: %w", err)
-	}
-	return filepath.Join(home, ".pi", "agent", "sessions"), nil
-}
 
 // startDaemon runs pifs again in the background, in its own session, and
 // waits until that process reports that the mount is ready.

@@ -106,21 +106,3 @@ func skipOrFail(t *testing.T, why string) {
 	}
 	t.Skip(why)
 }
-
-func TestSessionsDir(t *testing.T) {
-	t.Setenv("PI_CODING_AGENT_SESSION_DIR", "")
-	t.Setenv("PI_CODING_AGENT_DIR", "")
-	t.Setenv("HOME", "/home/u")
-	for _, c := range []struct{ flag, sessDir, agentDir, want string }{
-		{"/f", "/s", "/a", "/f"},
-		{"", "/s", "/a", "/s"},
-		{"", "", "/a", "/a/sessions"},
-		{"", "", "", "/home/u/.pi/agent/sessions"},
-	} {
-		os.Setenv("PI_CODING_AGENT_SESSION_DIR", c.sessDir)
-		os.Setenv("PI_CODING_AGENT_DIR", c.agentDir)
-		if got, _ := resolveSessionsDir(c.flag); got != c.want {
-			t.Errorf("%+v: got %s", c, got)
-		}
-	}
-}
