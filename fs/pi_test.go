@@ -165,10 +165,10 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 	// info.json: pi's session-list fields and /session usage.
 	var info struct {
 		ID, Cwd, FirstMessage, Created, Modified string
-		Name                                      *string
-		ParentSession                             any
-		MessageCount, EntryCount                  int
-		Usage                                     oracle.Usage
+		Name                                     *string
+		ParentSession                            any
+		MessageCount, EntryCount                 int
+		Usage                                    oracle.Usage
 	}
 	if err := json.Unmarshal(readMount(t, filepath.Join(dir, "info.json")), &info); err != nil {
 		t.Fatal(err)

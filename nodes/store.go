@@ -66,8 +66,8 @@ func sigOf(fi os.FileInfo) fileSig {
 type fileMeta struct {
 	sig    fileSig
 	header *sessions.Header // nil when the file is not a session
-	path  string
-	mtime time.Time
+	path   string
+	mtime  time.Time
 	// activity is the time of the last entry that has a valid timestamp,
 	// else of the header, else the file's mtime. It takes reading the end
 	// of the file, so it is found only when a stat asks for it.

@@ -120,7 +120,6 @@ func run(args []string) int {
 	return 0
 }
 
-
 // startDaemon runs pifs again in the background, in its own session, and
 // waits until that process reports that the mount is ready.
 func startDaemon(args []string) int {
