@@ -411,7 +411,8 @@ func TestWritesRefused(t *testing.T) {
 	store, _ := writeStore(t)
 	mnt := testMount(t, store)
 	s := sessionPath(mnt)
-	for _, name := range []string{"leaf", "append", "session.jsonl", "entries/a1.json"} {
+	// Controls take writes (write_test.go); nothing else does.
+	for _, name := range []string{"session.jsonl", "entries/a1.json", "info.json", "errors"} {
 		_, err := os.OpenFile(filepath.Join(s, name), os.O_WRONLY|os.O_TRUNC, 0)
 		if !errors.Is(err, syscall.EROFS) {
 			t.Errorf("open %s for writing: %v, want EROFS", name, err)
@@ -420,7 +421,7 @@ func TestWritesRefused(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(s, "x"), 0o755); !errors.Is(err, syscall.EROFS) {
 		t.Errorf("mkdir: %v", err)
 	}
-	if err := os.Symlink("a1", filepath.Join(s, "labels", "x")); !errors.Is(err, syscall.EROFS) {
+	if err := os.Symlink("a1", filepath.Join(s, "entries", "x")); !errors.Is(err, syscall.EROFS) {
 		t.Errorf("symlink: %v", err)
 	}
 	if err := os.Remove(filepath.Join(s, "leaf")); !errors.Is(err, syscall.EROFS) {

@@ -166,9 +166,12 @@ type fileSource interface {
 // earlier; entry files never change and keep the page cache.
 type file struct {
 	fs.Inode
-	r         *Root
-	src       fileSource
-	control   bool // writable (0644) unless the mount is read-only
+	r   *Root
+	src fileSource
+	// ctl carries out what is written to a control (nil for files that
+	// are only read). Controls are writable (0644) unless the mount is
+	// read-only.
+	ctl       control
 	immutable bool
 }
 
@@ -180,11 +183,13 @@ var (
 )
 
 func (f *file) perm() uint32 {
-	if f.control && !f.r.opts.ReadOnly {
+	if f.writable() {
 		return 0o644
 	}
 	return 0o444
 }
+
+func (f *file) writable() bool { return f.ctl != nil && !f.r.opts.ReadOnly }
 
 func (f *file) fillAttr(out *fuse.Attr) error {
 	data, mt, err := f.src.content()
@@ -199,8 +204,23 @@ func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return toErrno(f.fillAttr(&out.Attr))
 }
 
+// Setattr accepts on a control what opening it with O_TRUNC asks
+// (`echo x > leaf` works like `>>`) and what touch asks; anything else is
+// refused.
 func (f *file) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EROFS
+	if !f.writable() {
+		return toErrno(ErrReadOnly)
+	}
+	_, mode := in.GetMode()
+	_, uid := in.GetUID()
+	_, gid := in.GetGID()
+	if mode || uid || gid {
+		return toErrno(ErrNotPermitted)
+	}
+	if size, ok := in.GetSize(); ok && size != 0 {
+		return toErrno(ErrInvalid)
+	}
+	return toErrno(f.fillAttr(&out.Attr))
 }
 
 // wantsWrite tells whether open flags ask for writing.
@@ -210,7 +230,12 @@ func wantsWrite(flags uint32) bool {
 
 func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if wantsWrite(flags) {
-		return nil, 0, syscall.EROFS
+		if !f.writable() {
+			return nil, 0, toErrno(ErrReadOnly)
+		}
+		// Direct I/O: every write(2) reaches the control as it was made,
+		// and reads are never served from a stale cache.
+		return &controlHandle{f: f}, fuse.FOPEN_DIRECT_IO, 0
 	}
 	data, _, err := f.src.content()
 	if err != nil {
@@ -223,8 +248,11 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if s, ok := fh.(*snapshot); ok {
-		return s.Read(ctx, dest, off)
+	switch h := fh.(type) {
+	case *snapshot:
+		return h.Read(ctx, dest, off)
+	case *controlHandle:
+		return h.Read(ctx, dest, off)
 	}
 	data, _, err := f.src.content()
 	if err != nil {

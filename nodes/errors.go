@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
 )
 
 // The errors nodes report. Every error a handler returns goes through
@@ -16,9 +17,19 @@ var (
 	ErrReadOnly = errors.New("read-only file system")
 	ErrInvalid  = errors.New("invalid argument")
 	ErrNotDir   = errors.New("not a directory")
+	// ErrExists: a session id given to fork or new is already taken.
+	ErrExists = errors.New("already exists")
+	// ErrBusy: a version 1 or 2 session kept changing while pifs
+	// migrated it before a write.
+	ErrBusy = errors.New("session busy")
+	// ErrTooLong: a line written to a control is longer than pifs buffers.
+	ErrTooLong = errors.New("line too long")
+	// ErrNotPermitted: a change no file of the mount takes (chmod, chown).
+	ErrNotPermitted = errors.New("operation not permitted")
 )
 
-// logger receives what cannot be returned: unknown errors, panics.
+// logger receives what cannot be returned: unknown errors, panics, and
+// why writes were refused.
 var logger = log.Default()
 
 // toErrno maps err to an errno with errors.Is over the sentinel errors;
@@ -27,17 +38,37 @@ func toErrno(err error) syscall.Errno {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, ErrNotFound), errors.Is(err, iofs.ErrNotExist), errors.Is(err, sessions.ErrNotSession):
+	case errors.Is(err, ErrNotFound), errors.Is(err, iofs.ErrNotExist), errors.Is(err, sessions.ErrNotSession),
+		errors.Is(err, tree.ErrNotFound):
 		return syscall.ENOENT
 	case errors.Is(err, ErrReadOnly):
 		return syscall.EROFS
-	case errors.Is(err, ErrInvalid):
+	case errors.Is(err, ErrInvalid), errors.Is(err, tree.ErrInvalid):
 		return syscall.EINVAL
 	case errors.Is(err, ErrNotDir):
 		return syscall.ENOTDIR
+	case errors.Is(err, ErrExists), errors.Is(err, iofs.ErrExist):
+		return syscall.EEXIST
+	case errors.Is(err, ErrBusy):
+		return syscall.EBUSY
+	case errors.Is(err, ErrTooLong):
+		return syscall.EFBIG
+	case errors.Is(err, ErrNotPermitted):
+		return syscall.EPERM
 	case errors.Is(err, iofs.ErrPermission):
 		return syscall.EACCES
 	}
 	logger.Printf("pifs: %v", err)
 	return syscall.EIO
 }
+
+// refusal is a refused write: the sentence that says why and what to do
+// instead (for the session's errors file and the log), and the sentinel
+// that gives the errno.
+type refusal struct {
+	kind error
+	msg  string
+}
+
+func (e *refusal) Error() string { return e.msg }
+func (e *refusal) Unwrap() error { return e.kind }

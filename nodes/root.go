@@ -41,6 +41,7 @@ type Root struct {
 	st       *store
 	uid, gid uint32
 	watch    watchState
+	refused  refusals
 }
 
 var (
@@ -201,20 +202,16 @@ func (f *cwdFile) content() ([]byte, time.Time, error) {
 	if err != nil {
 		return nil, mt, err
 	}
-	names, err := f.r.st.sessionNames(f.project)
-	if err != nil {
+	cwd, err := f.r.st.projectCwd(f.project)
+	if err != nil || cwd == "" {
 		return nil, mt, err
 	}
-	for i := len(names) - 1; i >= 0; i-- {
-		if m, err := f.r.st.meta(f.project, names[i]); err == nil && m.header.Cwd != "" {
-			return []byte(m.header.Cwd + "\n"), mt, nil
-		}
-	}
-	return nil, mt, nil
+	return []byte(cwd + "\n"), mt, nil
 }
 
 // newFile is the control that creates sessions: in a project, or at the
-// root for any working directory. Writes are not supported yet.
+// root for any working directory. Reading the same open file after a write
+// gives the new sessions' paths.
 type newFile struct {
 	file
 	project string // "" at the root
@@ -222,7 +219,7 @@ type newFile struct {
 
 func newNewFile(r *Root, project string) *newFile {
 	f := &newFile{project: project}
-	f.file = file{r: r, src: f, control: true}
+	f.file = file{r: r, src: f, ctl: newControl{r, project}}
 	return f
 }
 

@@ -136,10 +136,12 @@ func (d *sessionDir) lookup(name string) (child, error) {
 		return reg(func() fs.InodeEmbedder { return newNameFile(s) })
 	case leafName:
 		return reg(func() fs.InodeEmbedder { return newLeafFile(s) })
-	case appendName, forkName:
-		return reg(func() fs.InodeEmbedder { return newControlFile(s, true) })
+	case appendName:
+		return reg(func() fs.InodeEmbedder { return newAppendFile(s) })
+	case forkName:
+		return reg(func() fs.InodeEmbedder { return newForkFile(s) })
 	case errorsName:
-		return reg(func() fs.InodeEmbedder { return newControlFile(s, false) })
+		return reg(func() fs.InodeEmbedder { return newErrorsFile(s) })
 	case entriesName:
 		return sub(func() fs.InodeEmbedder { return newEntriesDir(s) })
 	case branchesName:
@@ -328,7 +330,7 @@ type nameFile struct {
 
 func newNameFile(s sessionRef) *nameFile {
 	f := &nameFile{s: s}
-	f.file = file{r: s.r, src: f, control: true}
+	f.file = file{r: s.r, src: f, ctl: sessionControl{s, nameName, nameLine}}
 	return f
 }
 
@@ -345,7 +347,7 @@ type leafFile struct {
 
 func newLeafFile(s sessionRef) *leafFile {
 	f := &leafFile{s: s}
-	f.file = file{r: s.r, src: f, control: true}
+	f.file = file{r: s.r, src: f, ctl: sessionControl{s, leafName, leafLine}}
 	return f
 }
 
@@ -353,22 +355,64 @@ func (f *leafFile) content() ([]byte, time.Time, error) {
 	return f.s.render(leafName, func(ss *session) []byte { return []byte(ss.tree.LeafID() + "\n") })
 }
 
-// controlFile is append, fork (writable controls, empty to read until
-// writes are supported) or errors (read-only, empty until then).
-type controlFile struct {
+// appendFile is append: each line written adds an entry at the leaf.
+// Reading it gives nothing.
+type appendFile struct {
 	file
 	s sessionRef
 }
 
-func newControlFile(s sessionRef, writable bool) *controlFile {
-	f := &controlFile{s: s}
-	f.file = file{r: s.r, src: f, control: writable}
+func newAppendFile(s sessionRef) *appendFile {
+	f := &appendFile{s: s}
+	f.file = file{r: s.r, src: f, ctl: sessionControl{s, appendName, appendLine}}
 	return f
 }
 
-func (f *controlFile) content() ([]byte, time.Time, error) {
+func (f *appendFile) content() ([]byte, time.Time, error) {
 	mt, err := f.s.activity()
 	return nil, mt, err
+}
+
+// forkFile is fork: each line written makes a new session from this one;
+// reading the same open file then gives the new sessions' paths.
+type forkFile struct {
+	file
+	s sessionRef
+}
+
+func newForkFile(s sessionRef) *forkFile {
+	f := &forkFile{s: s}
+	f.file = file{r: s.r, src: f, ctl: forkControl{s}}
+	return f
+}
+
+func (f *forkFile) content() ([]byte, time.Time, error) {
+	mt, err := f.s.activity()
+	return nil, mt, err
+}
+
+// errorsFile is errors: why recent writes to the session were refused,
+// newest last, each line with its time. It lives in memory only.
+type errorsFile struct {
+	file
+	s sessionRef
+}
+
+func newErrorsFile(s sessionRef) *errorsFile {
+	f := &errorsFile{s: s}
+	f.file = file{r: s.r, src: f}
+	return f
+}
+
+func (f *errorsFile) content() ([]byte, time.Time, error) {
+	data, mt := f.s.r.refused.get(f.s.r.st.sessionPath(f.s.project, f.s.name))
+	if mt.IsZero() {
+		var err error
+		if mt, err = f.s.activity(); err != nil {
+			return nil, mt, err
+		}
+	}
+	return data, mt, nil
 }
 
 // currentLink is current -> branches/<leaf>.

@@ -280,6 +280,21 @@ func msTime(ms float64) time.Time {
 	return time.UnixMilli(int64(ms))
 }
 
+// projectCwd is a project's working directory: the cwd of its newest
+// session that names one ("" when none does).
+func (st *store) projectCwd(project string) (string, error) {
+	names, err := st.sessionNames(project)
+	if err != nil {
+		return "", err
+	}
+	for i := len(names) - 1; i >= 0; i-- {
+		if m, err := st.meta(project, names[i]); err == nil && m.header.Cwd != "" {
+			return m.header.Cwd, nil
+		}
+	}
+	return "", nil
+}
+
 // sessionsByID finds the sessions whose header has the given id: by-id
 // shows the first in project and name order.
 func (st *store) sessionByID(id string) (project, name string, ok bool) {
@@ -330,6 +345,16 @@ type session struct {
 
 // withSession runs fn with the parsed, up-to-date session, locked.
 func (st *store) withSession(project, name string, fn func(s *session) error) error {
+	return st.useSession(project, name, false, fn)
+}
+
+// withFreshSession is withSession for a write: the session is checked
+// against its file first, however recently that was done.
+func (st *store) withFreshSession(project, name string, fn func(s *session) error) error {
+	return st.useSession(project, name, true, fn)
+}
+
+func (st *store) useSession(project, name string, force bool, fn func(s *session) error) error {
 	if !validProject(project) || !validSessionName(name) {
 		return ErrNotFound
 	}
@@ -351,7 +376,7 @@ func (st *store) withSession(project, name string, fn func(s *session) error) er
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refresh(false); err != nil {
+	if err := s.refresh(force); err != nil {
 		st.drop(s)
 		return err
 	}

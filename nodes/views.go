@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -405,7 +407,11 @@ type labelsDir struct {
 	s sessionRef
 }
 
-var _ = (fs.NodeLookuper)((*labelsDir)(nil))
+var (
+	_ = (fs.NodeLookuper)((*labelsDir)(nil))
+	_ = (fs.NodeSymlinker)((*labelsDir)(nil))
+	_ = (fs.NodeUnlinker)((*labelsDir)(nil))
+)
 
 func newLabelsDir(s sessionRef) *labelsDir {
 	d := &labelsDir{s: s}
@@ -459,6 +465,62 @@ func (d *labelsDir) lookup(name string) (child, error) {
 func (d *labelsDir) label(name, text string) child {
 	s := d.s
 	return child{name, syscall.S_IFLNK, s.ino(labelsName, text), func() fs.InodeEmbedder { return newLabelLink(s, text) }}
+}
+
+// Symlink labels an entry: `ln -s ID labels/NAME` (or a path ending in
+// ID.json) gives the entry the label NAME spells (pi's /label).
+func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	text, ok := decodeName(name)
+	if !ok {
+		err := refuse(ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
+		d.s.refused(err)
+		return nil, toErrno(err)
+	}
+	err := d.s.change(func(ss *session, b *tree.Builder) error {
+		id, ok := resolveRef(ss.tree, b, target)
+		if !ok {
+			return refuse(ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
+		}
+		_, err := b.Label(id, text)
+		return err
+	})
+	if err != nil {
+		d.s.refused(err)
+		return nil, toErrno(err)
+	}
+	c := d.label(name, text)
+	node := c.make()
+	if a, ok := node.(attrFiller); ok {
+		if err := a.fillAttr(&out.Attr); err != nil {
+			return nil, toErrno(err)
+		}
+	}
+	out.Attr.Ino = c.ino
+	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+}
+
+// Unlink clears a label: `rm labels/NAME` clears it on every entry that
+// carries it, so that the name goes away.
+func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
+	err := d.s.change(func(ss *session, b *tree.Builder) error {
+		_, texts := labels(ss.tree)
+		text, ok := texts[name]
+		if !ok {
+			return refuse(ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)
+		}
+		for _, id := range ss.tree.LabelOrder() {
+			if l, _ := ss.tree.Label(id); l.Text == text {
+				if _, err := b.Label(id, ""); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		d.s.refused(err)
+	}
+	return toErrno(err)
 }
 
 // labelLink is labels/<label> -> ../entries/<id>.json.

@@ -1,0 +1,108 @@
+package nodes
+
+import (
+	"errors"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+// The write path without a kernel: the migration of a version 1 session
+// before a write, when another writer appends meanwhile.
+
+func v1Store(t *testing.T) (sessionRef, string) {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "v1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "p", "s.jsonl")
+	os.WriteFile(path, data, 0o644)
+	r := NewRoot(Options{SessionsDir: dir, CacheSize: 4, Logger: log.New(io.Discard, "", 0)})
+	return sessionRef{r, "p", "s"}, path
+}
+
+// otherWriter appends a version 1 line, as an old pi still writing would.
+func otherWriter(t *testing.T, path, text string) {
+	t.Helper()
+	line := `{"type":"message","timestamp":"2026-03-01T10:00:09.000Z","message":{"role":"user","content":"` + text + `","timestamp":1772359209000}}`
+	if err := sessions.Append(path, []byte(line)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMigrationRetriesOnce(t *testing.T) {
+	s, path := v1Store(t)
+	var shown []string
+	s.with(func(ss *session) error {
+		for _, e := range ss.tree.Entries() {
+			shown = append(shown, e.ID)
+		}
+		return nil
+	})
+	builds := 0
+	err := s.change(func(ss *session, b *tree.Builder) error {
+		builds++
+		if builds == 1 {
+			otherWriter(t, path, "meanwhile")
+		}
+		b.UserText("mine", 1)
+		return nil
+	})
+	if err != nil || builds != 2 {
+		t.Fatalf("change: %v after %d builds", err, builds)
+	}
+	l, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Migrated || l.Header.Version != 3 {
+		t.Fatalf("version %v after the write", l.Header.Version)
+	}
+	var got []string
+	for _, e := range l.Entries {
+		got = append(got, e.ID)
+	}
+	if len(got) != len(shown)+2 || strings.Join(got[:len(shown)], " ") != strings.Join(shown, " ") {
+		t.Errorf("ids %v, pifs showed %v", got, shown)
+	}
+	if last := l.Entries[len(l.Entries)-1]; last.ParentID != got[len(shown)] {
+		t.Errorf("the write hangs under %s, not under the other writer's entry %s", last.ParentID, got[len(shown)])
+	}
+}
+
+func TestMigrationBusy(t *testing.T) {
+	s, path := v1Store(t)
+	before, _ := os.ReadFile(path)
+	builds := 0
+	err := s.change(func(ss *session, b *tree.Builder) error {
+		builds++
+		otherWriter(t, path, "again")
+		b.UserText("mine", 1)
+		return nil
+	})
+	if toErrno(err) != syscall.EBUSY || !strings.Contains(err.Error(), "try again") || builds != 2 {
+		t.Fatalf("change: %v (%d builds)", err, builds)
+	}
+	after, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(after), string(before)) || strings.Contains(string(after), "mine") {
+		t.Error("a refused migration changed what was there")
+	}
+	// A refused batch never migrates.
+	err = s.change(func(ss *session, b *tree.Builder) error { return refuse(ErrInvalid, "no") })
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatal(err)
+	}
+	if l, _ := sessions.Open(path); !l.Migrated {
+		t.Error("a refused write migrated the file")
+	}
+}
