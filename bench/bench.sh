@@ -41,5 +41,23 @@ awk -v b="$bytes" -v e="$entries" -v raw="$raw" -v pf="$pf" -v pr="$pr" -v pm="$
 	printf "%-34s %12s %10.1f MB %10.1f MB\n", "peak memory (max RSS)", "", pm, jm
 	printf "\nratios: pifs/raw read %.1fx, pifs/pi time %.2f, pifs/pi memory %.2f, re-read/first %.1f%%\n", pf/raw, pf/jf, pm/jm, 100*pr/pf
 }'
+
+# Through the mount: the same session under pifs, read with cat.
+go build -o "$work/pifs" ./cmd/pifs
+mkdir -p "$work/store/--bench--" "$work/mnt"
+cp "$work/session.jsonl" "$work/store/--bench--/big.jsonl"
+"$work/pifs" --daemon --pid-file "$work/pid" --sessions-dir "$work/store" "$work/mnt"
+trap 'kill $(cat "$work/pid") 2>/dev/null; sleep 0.5; rm -rf "$work"' EXIT
+ms() { local s=$(date +%s%N); "$@" > /dev/null; echo $(( ($(date +%s%N) - s) / 1000000 )); }
+raw_cat=$(ms cat "$work/store/--bench--/big.jsonl")
+mnt_cat=$(ms cat "$work/mnt/--bench--/big/session.jsonl")
+ctx_first=$(ms cat "$work/mnt/--bench--/big/context.json")
+ctx_again=$(ms cat "$work/mnt/--bench--/big/context.json")
+info=$(ms cat "$work/mnt/--bench--/big/info.json")
+rss=$(awk '/VmHWM/ {print int($2/1024)}' /proc/$(cat "$work/pid")/status)
+echo
+echo "through the mount (cat, ms): raw file $raw_cat, session.jsonl $mnt_cat," \
+	"context.json first $ctx_first then $ctx_again, info.json $info; pifs peak RSS ${rss} MB"
+
 echo
 go test -run '^$' -bench . -benchmem -benchtime 5x ./tree/

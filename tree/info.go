@@ -136,7 +136,7 @@ func (t *Tree) Usage() Usage {
 		case "message":
 			switch e.Role {
 			case "toolResult", "assistant":
-				add(jsjson.Get(e.Message(), "usage"))
+				add(e.MsgUsage)
 			}
 		}
 	}
