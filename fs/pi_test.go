@@ -28,11 +28,7 @@ func decodeJSON(t *testing.T, what string, b []byte) any {
 
 func readMount(t *testing.T, path string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return []byte(readText(t, path))
 }
 
 // TestMountMatchesPi mounts a store written by pi itself and checks, for

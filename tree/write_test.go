@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -256,13 +257,7 @@ func TestKeyOrderMatchesPi(t *testing.T) {
 
 func sortedCopy(s []string) []string {
 	c := append([]string(nil), s...)
-	for i := range c {
-		for j := i + 1; j < len(c); j++ {
-			if c[j] < c[i] {
-				c[i], c[j] = c[j], c[i]
-			}
-		}
-	}
+	sort.Strings(c)
 	return c
 }
 
