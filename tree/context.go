@@ -60,7 +60,102 @@ func (t *Tree) Context() *Context {
 	if leaf == nil {
 		return t.contextOf(nil)
 	}
-	return t.contextOf(t.pathFrom(leaf))
+	if c := t.extendContext(leaf); c != nil {
+		t.leafCtx = leafContext{leaf, c}
+		return c
+	}
+	path := t.pathFrom(leaf)
+	c := t.contextOf(path)
+	t.leafCtx = leafContext{}
+	if !hasEdits(path) && t.rooted(path) {
+		t.leafCtx = leafContext{leaf, c}
+	}
+	return c
+}
+
+// rooted reports whether a path starts at a root, rather than where a
+// parent cycle cut the walk.
+func (t *Tree) rooted(path []*sessions.Entry) bool {
+	if len(path) == 0 {
+		return true
+	}
+	first := path[0]
+	return first.ParentID == "" || first.ParentID == first.ID || t.byID[first.ParentID] == nil
+}
+
+// leafContext remembers the context at the leaf, so that when a session
+// grows by appending to its branch, the new context extends the old one
+// instead of walking the whole path again. Add forgets it when an entry
+// changes an existing path (a duplicate id, an orphan's parent arriving).
+type leafContext struct {
+	leaf *sessions.Entry
+	ctx  *Context
+}
+
+// maxExtend bounds the walk from a new leaf back to the remembered one.
+const maxExtend = 1024
+
+// extendContext returns the context at leaf built from the remembered one,
+// or nil when it cannot be: leaf does not descend from the remembered leaf
+// within maxExtend entries, or an entry in between is a compaction or a
+// context edit, which change earlier messages.
+func (t *Tree) extendContext(leaf *sessions.Entry) *Context {
+	old := t.leafCtx
+	if old.ctx == nil {
+		return nil
+	}
+	if leaf == old.leaf {
+		return old.ctx
+	}
+	var added []*sessions.Entry
+	for e := leaf; e != old.leaf; {
+		if len(added) == maxExtend || e == nil {
+			return nil
+		}
+		if e.Type == "compaction" || e.Type == "context_edit" {
+			return nil
+		}
+		added = append(added, e)
+		if e.ParentID == "" {
+			return nil
+		}
+		p := t.byID[e.ParentID]
+		if p == nil || p.Entry == e {
+			return nil
+		}
+		e = p.Entry
+	}
+	c := &Context{ThinkingLevel: old.ctx.ThinkingLevel, Model: old.ctx.Model}
+	c.Messages = old.ctx.Messages[:len(old.ctx.Messages):len(old.ctx.Messages)]
+	for i := len(added) - 1; i >= 0; i-- {
+		e := added[i]
+		switch {
+		case e.Type == "thinking_level_change":
+			c.ThinkingLevel = e.Get("thinkingLevel")
+		case e.Type == "model_change":
+			c.Model = modelOf(e.Get("provider"), e.Get("modelId"))
+		case e.Type == "message" && e.Role == "assistant":
+			c.Model = modelOf(e.MsgProvider, e.MsgModel)
+		}
+		c.Messages = append(c.Messages, entryMessages(e)...)
+	}
+	return c
+}
+
+func hasEdits(path []*sessions.Entry) bool {
+	for _, e := range path {
+		if e.Type == "context_edit" {
+			return true
+		}
+	}
+	return false
+}
+
+func modelOf(provider, modelID []byte) []byte {
+	var b jsjson.Builder
+	b.Raw("provider", provider)
+	b.Raw("modelId", modelID)
+	return b.Bytes()
 }
 
 func (t *Tree) contextOf(path []*sessions.Entry) *Context {
@@ -71,15 +166,9 @@ func (t *Tree) contextOf(path []*sessions.Entry) *Context {
 		case e.Type == "thinking_level_change" && !level:
 			c.ThinkingLevel, level = e.Get("thinkingLevel"), true
 		case e.Type == "model_change" && !model:
-			var b jsjson.Builder
-			b.Raw("provider", e.Get("provider"))
-			b.Raw("modelId", e.Get("modelId"))
-			c.Model, model = b.Bytes(), true
+			c.Model, model = modelOf(e.Get("provider"), e.Get("modelId")), true
 		case e.Type == "message" && e.Role == "assistant" && !model:
-			var b jsjson.Builder
-			b.Raw("provider", e.MsgProvider)
-			b.Raw("modelId", e.MsgModel)
-			c.Model, model = b.Bytes(), true
+			c.Model, model = modelOf(e.MsgProvider, e.MsgModel), true
 		}
 	}
 	entries, tail := contextEntries(path)

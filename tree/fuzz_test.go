@@ -80,7 +80,11 @@ func FuzzTree(f *testing.F) {
 		// Adding entries in two batches builds the same tree as at once.
 		cut := int(split) % (len(l.Entries) + 1)
 		inc := tree.New(&sessions.Log{Header: l.Header, Entries: l.Entries[:cut]})
+		_ = inc.Context() // remembered, then extended or rebuilt
 		inc.Add(l.Entries[cut:]...)
+		if a, b := inc.Context().JSON(), tr.Context().JSON(); string(a) != string(b) {
+			t.Fatalf("context after adding differs:\n%s\n%s", a, b)
+		}
 		if a, b := shape(inc), shape(tr); a != b {
 			t.Fatalf("incremental tree differs:\n%s\n%s", a, b)
 		}

@@ -59,6 +59,7 @@ type Tree struct {
 	// labelOrder is the order in which labels were set, as pi's Map keeps it.
 	labelOrder []string
 	name       string
+	leafCtx    leafContext
 }
 
 // New builds the tree of a parsed log.
@@ -109,6 +110,7 @@ func (t *Tree) add(e *sessions.Entry) {
 	}
 	n := &Node{Entry: e, time: jsjson.DateValue(e.Timestamp)}
 	if old := t.byID[e.ID]; old != nil {
+		t.leafCtx = leafContext{} // paths through the old entry change
 		// A duplicate id: the later entry wins and takes over the children.
 		t.detach(old)
 		for _, c := range old.Children {
@@ -130,6 +132,7 @@ func (t *Tree) add(e *sessions.Entry) {
 		t.waiting[e.ParentID] = append(t.waiting[e.ParentID], n)
 	}
 	if orphans := t.waiting[e.ID]; len(orphans) > 0 {
+		t.leafCtx = leafContext{} // paths through the orphans grow
 		delete(t.waiting, e.ID)
 		for _, o := range orphans {
 			if t.byID[o.ID] != o || o.Parent != nil {

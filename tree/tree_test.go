@@ -204,3 +204,31 @@ func TestV1StableIDs(t *testing.T) {
 		t.Errorf("hookMessage must become custom, got %q", path[5].Role)
 	}
 }
+
+// TestContextGrowsWithAppends builds each session of the demo store (written
+// by pi) one entry at a time, asking for the context at every step, as the
+// mount does while pi works; each must equal the context of a tree built
+// from scratch.
+func TestContextGrowsWithAppends(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "demo", "*", "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no demo sessions")
+	}
+	steps := 0
+	for _, f := range files {
+		l, err := sessions.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inc := tree.New(&sessions.Log{Header: l.Header})
+		for i, e := range l.Entries {
+			inc.Add(e)
+			fresh := tree.New(&sessions.Log{Header: l.Header, Entries: l.Entries[:i+1]})
+			if a, b := inc.Context().JSON(), fresh.Context().JSON(); string(a) != string(b) {
+				t.Fatalf("%s: after entry %d (%s) the context differs", filepath.Base(f), i, e.Type)
+			}
+			steps++
+		}
+	}
+	t.Logf("%d steps compared", steps)
+}
