@@ -7,6 +7,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 mnt=${1:?usage: mount.sh MOUNTPOINT [pifs flags...]}
 shift
 mkdir -p "$mnt"
+if ! command -v fusermount3 >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fuse3 >/dev/null
+	else
+		echo "mount.sh: FUSE 3 is needed: apt-get install fuse3" >&2
+		exit 1
+	fi
+fi
 bin="$here/bin/pifs"
 (cd "$here" && go build -o "$bin" ./cmd/pifs)
 
