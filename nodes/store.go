@@ -1,11 +1,9 @@
 package nodes
 
 import (
-	"bytes"
 	"container/list"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -204,73 +202,13 @@ func (m *fileMeta) lastActivity() time.Time {
 // lastActivity finds the timestamp of the last entry that has a valid one,
 // reading the file backwards; else the header's, else mtime.
 func lastActivity(path string, h *sessions.Header, mtime time.Time) time.Time {
-	if ms, ok := scanLastTimestamp(path); ok {
+	if ms, ok := sessions.LastEntryTime(path); ok {
 		return msTime(ms)
 	}
 	if ms := jsjson.DateValue(h.Timestamp); !math.IsNaN(ms) {
 		return msTime(ms)
 	}
 	return mtime
-}
-
-func scanLastTimestamp(path string) (float64, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, false
-	}
-	// Read backwards in growing chunks: the last line usually fits in the
-	// first 4 KiB. Give up after maxTailScan (then the header's time
-	// serves).
-	chunk := int64(4 << 10)
-	end := fi.Size()
-	var carry []byte // the start of a line cut by the previous chunk
-	for end > 0 && fi.Size()-end < maxTailScan {
-		start := max(0, end-chunk)
-		buf := make([]byte, end-start, end-start+int64(len(carry)))
-		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return 0, false
-		}
-		buf = append(buf, carry...)
-		lines := bytes.Split(buf, []byte{'\n'})
-		from := 0
-		if start > 0 {
-			carry = append([]byte(nil), lines[0]...)
-			from = 1
-		} else {
-			carry = nil
-		}
-		for i := len(lines) - 1; i >= from; i-- {
-			if ms, ok := entryTime(lines[i]); ok {
-				return ms, true
-			}
-		}
-		end = start
-		chunk = min(chunk*2, 1<<20)
-	}
-	return 0, false
-}
-
-// maxTailScan bounds how much of a file's end is read for its last
-// activity.
-const maxTailScan = 4 << 20
-
-// entryTime is the timestamp of an entry line, when it is one pi keeps and
-// the timestamp is a valid date. Header lines are not entries.
-func entryTime(line []byte) (float64, bool) {
-	v, err := jsjson.Parse(line)
-	if err != nil || jsjson.KindOf(v) != jsjson.Object {
-		return 0, false
-	}
-	if typ, _ := jsjson.Str(v, "type"); typ == "session" {
-		return 0, false
-	}
-	ms := jsjson.DateValue(jsjson.Get(v, "timestamp"))
-	return ms, !math.IsNaN(ms)
 }
 
 func msTime(ms float64) time.Time {

@@ -124,3 +124,27 @@ func TestReadHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestLastEntryTime(t *testing.T) {
+	dir := t.TempDir()
+	tail := `{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"x"}}`
+	cases := map[string]struct {
+		content string
+		ok      bool
+	}{
+		"last":      {hdr + "\n" + entryLine("a", "") + "\n" + tail + "\n", true},
+		"nonl":      {hdr + "\n" + tail, true},
+		"long":      {hdr + "\n" + tail + "\n" + strings.Repeat(`{"broken"`, 3000) + "\n", true},
+		"header":    {hdr + "\n", false},
+		"notime":    {hdr + "\n" + `{"type":"custom","id":"c"}` + "\n", false},
+		"malformed": {hdr + "\n{oops\n", false},
+	}
+	for name, c := range cases {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, c.content)
+		ms, ok := LastEntryTime(p)
+		if ok != c.ok || (ok && ms != 1767312000000) {
+			t.Errorf("%s: %v %v", name, ms, ok)
+		}
+	}
+}
