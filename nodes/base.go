@@ -95,6 +95,12 @@ func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 	if err != nil {
 		return nil, toErrno(err)
 	}
+	return d.newChild(ctx, c, out)
+}
+
+// newChild makes the inode of a child that Lookup (or a Symlink that
+// creates it) hands the kernel, with its attributes filled in.
+func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	node := c.make()
 	if a, ok := node.(attrFiller); ok {
 		if err := a.fillAttr(&out.Attr); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
 )
 
 // indentJSON indents a JSON value with two spaces and ends it with a
@@ -46,15 +47,6 @@ func rawOrNil(v []byte) json.RawMessage {
 	return json.RawMessage(v)
 }
 
-type infoUsage struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cacheRead"`
-	CacheWrite float64 `json:"cacheWrite"`
-	Total      float64 `json:"total"`
-	Cost       float64 `json:"cost"`
-}
-
 type infoJSON struct {
 	ID            string          `json:"id"`
 	File          string          `json:"file"`
@@ -68,7 +60,7 @@ type infoJSON struct {
 	EntryCount    int             `json:"entryCount"`
 	Leaf          *string         `json:"leaf"`
 	Tips          []string        `json:"tips"`
-	Usage         infoUsage       `json:"usage"`
+	Usage         tree.Usage      `json:"usage"`
 }
 
 // renderInfo is info.json: pi's session-list fields, the tree's shape and
@@ -88,7 +80,7 @@ func renderInfo(s *session, mtime time.Time) []byte {
 		FirstMessage:  sum.FirstMessage,
 		EntryCount:    t.Len(),
 		Tips:          []string{},
-		Usage:         infoUsage{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total, u.Cost},
+		Usage:         u,
 	}
 	if sum.Name != "" {
 		info.Name = &sum.Name

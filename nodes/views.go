@@ -488,15 +488,7 @@ func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.
 		d.s.refused(err)
 		return nil, toErrno(err)
 	}
-	c := d.label(name, text)
-	node := c.make()
-	if a, ok := node.(attrFiller); ok {
-		if err := a.fillAttr(&out.Attr); err != nil {
-			return nil, toErrno(err)
-		}
-	}
-	out.Attr.Ino = c.ino
-	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+	return d.newChild(ctx, d.label(name, text), out)
 }
 
 // Unlink clears a label: `rm labels/NAME` clears it on every entry that

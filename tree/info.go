@@ -108,8 +108,12 @@ func TextContent(content []byte) string {
 // of the file, assistant and tool-result messages, usage entries, and the
 // usage of compactions and branch summaries.
 type Usage struct {
-	Input, Output, CacheRead, CacheWrite, Total float64
-	Cost                                        float64
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+	Cost       float64 `json:"cost"`
 }
 
 // Usage sums the session's usage.
