@@ -15,14 +15,8 @@ import (
 // another process, stops it with SIGTERM and checks that no mount is left.
 // pifs runs as its own process, so a mount can never deadlock the test.
 func TestDaemon(t *testing.T) {
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		skipOrFail(t, "no /dev/fuse")
-	}
+	bin := buildPifs(t)
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "pifs")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	store := filepath.Join(tmp, "store")
 	proj := filepath.Join(store, "--p--")
 	os.MkdirAll(proj, 0o755)
