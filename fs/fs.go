@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/nodes"
+	"github.com/pifs/pifs/sessions"
 )
 
 // Name is the file system's name and type, as mount and df -T show it.
@@ -34,22 +34,25 @@ type Options struct {
 	// the kernel.
 	MountOptions []string
 	Debug        bool
-	// CacheSize is how many parsed sessions are kept (default 64).
-	CacheSize int
-	// PollInterval is how often the watcher looks at the store (default
-	// 300ms).
+	// CacheBytes bounds what the mount keeps in memory: parsed sessions
+	// and their renderings (default DefaultCacheBytes).
+	CacheBytes int64
+	// PollInterval, when set, makes the watcher poll the store at this
+	// interval instead of using the kernel's change events; it polls
+	// anyway where the store's file system raises none (NFS, FUSE).
 	PollInterval time.Duration
 	Logger       *log.Logger
 }
+
+// DefaultCacheBytes is the default memory budget of a mount.
+const DefaultCacheBytes = 256 << 20
 
 // FS is a mounted pifs.
 type FS struct {
 	Mountpoint string
 	server     *fuse.Server
 	root       *nodes.Root
-	stop       chan struct{}
-	done       chan struct{}
-	once       sync.Once
+	watcher    *sessions.Watcher
 	logger     *log.Logger
 }
 
@@ -135,29 +138,39 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if o.Logger == nil {
 		o.Logger = log.New(os.Stderr, "pifs: ", log.LstdFlags)
 	}
-	if o.CacheSize <= 0 {
-		o.CacheSize = 64
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = 300 * time.Millisecond
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = DefaultCacheBytes
 	}
 	store, err := filepath.Abs(o.SessionsDir)
 	if err != nil {
 		return nil, err
 	}
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, ReadOnly: o.ReadOnly, CacheSize: o.CacheSize, Logger: o.Logger})
-	server, err := mountRoot(mountpoint, root, o, kernelOpts)
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
+	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
+	// The watcher starts first, so that it watches every folder the
+	// index reads from its first request on.
+	f.watcher = root.Index().Watch(sessions.WatchOptions{
+		Poll:    o.PollInterval,
+		OnError: func(err error) { o.Logger.Printf("watcher: %v", err) },
+	}, f.apply)
+	server, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
 	if err != nil {
+		f.watcher.Stop()
 		return nil, err
 	}
-	f := &FS{Mountpoint: mountpoint, server: server, root: root, stop: make(chan struct{}), done: make(chan struct{}), logger: o.Logger}
-	go f.watch(o.PollInterval)
+	f.server = server
 	return f, nil
 }
 
 // mountRoot mounts a node tree with pifs's go-fuse options.
-func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts []string) (*fuse.Server, error) {
+//
+// With change events, the kernel may keep names and attributes for long:
+// the watcher tells it of every change. Without them, for a second.
+func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts []string, events bool) (*fuse.Server, error) {
 	second := time.Second
+	if events {
+		second = cacheTimeout
+	}
 	negative := time.Duration(0) // new sessions show at once
 	opts := &gofs.Options{
 		EntryTimeout:    &second,
@@ -190,45 +203,35 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 	return gofs.Mount(mountpoint, root, opts)
 }
 
-// watch runs the watcher until Unmount: every interval it lets the tree
-// compare the store with what the kernel holds and send notifications.
-// This goroutine is the only one that notifies.
-func (f *FS) watch(every time.Duration) {
-	defer close(f.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-f.stop:
-			return
-		case <-t.C:
-			f.sync()
-		}
-	}
-}
+// cacheTimeout is how long the kernel keeps names and attributes when
+// change events keep them current.
+const cacheTimeout = 30 * time.Second
 
-func (f *FS) sync() {
+// apply runs in the watcher's goroutine, the only one that notifies.
+func (f *FS) apply(changes []sessions.Change) {
 	defer func() {
 		if r := recover(); r != nil {
 			f.logger.Printf("panic in watcher: %v\n%s", r, debug.Stack())
 		}
 	}()
-	f.root.Sync()
+	if f.server == nil {
+		return // not mounted yet: the kernel holds nothing
+	}
+	f.root.Apply(changes)
 }
 
 // Wait blocks until the file system is unmounted.
 func (f *FS) Wait() {
 	f.server.Wait()
-	f.stopWatcher()
+	f.watcher.Stop()
 }
 
-func (f *FS) stopWatcher() {
-	f.once.Do(func() { close(f.stop) })
-	<-f.done
-}
-
-// Unmount stops the watcher and unmounts.
+// Unmount unmounts, then stops the watcher; a mount that stays (busy) keeps
+// its watcher.
 func (f *FS) Unmount() error {
-	f.stopWatcher()
-	return f.server.Unmount()
+	if err := f.server.Unmount(); err != nil {
+		return err
+	}
+	f.watcher.Stop()
+	return nil
 }

@@ -22,7 +22,7 @@ import (
 func testMount(t *testing.T, store string, opts ...func(*Options)) string {
 	t.Helper()
 	mnt := t.TempDir()
-	o := Options{SessionsDir: store, Debug: testing.Verbose(), Logger: log.New(io.Discard, "", 0), PollInterval: 100 * time.Millisecond}
+	o := Options{SessionsDir: store, Debug: testing.Verbose(), Logger: log.New(io.Discard, "", 0)}
 	if testing.Verbose() {
 		o.Logger = log.New(os.Stderr, "pifs: ", log.Lmicroseconds)
 	}

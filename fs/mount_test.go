@@ -24,10 +24,10 @@ func TestLayout(t *testing.T) {
 	store, _ := writeStore(t)
 	mnt := testMount(t, store)
 
-	if got, want := lines(run(t, mnt, "ls")), []string{fixProject, "by-id", "new"}; !reflect.DeepEqual(got, want) {
+	if got, want := lines(run(t, mnt, "ls")), []string{fixProject, "by-cwd", "by-id", "latest", "new"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ls MOUNT = %q, want %q", got, want)
 	}
-	if got, want := lines(run(t, mnt, "ls", "./"+fixProject)), []string{fixSession, "cwd", "new"}; !reflect.DeepEqual(got, want) {
+	if got, want := lines(run(t, mnt, "ls", "./"+fixProject)), []string{fixSession, "cwd", "latest", "new"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ls project = %q, want %q", got, want)
 	}
 	want := []string{"append", "branches", "context.json", "current", "entries", "errors", "fork", "header.json",
@@ -271,9 +271,10 @@ func TestNewAndRemovedSessions(t *testing.T) {
 	os.WriteFile(other, []byte(`{"type":"session","version":3,"id":"other","timestamp":"2024-02-01T00:00:00.000Z","cwd":"/elsewhere"}`+"\n"), 0o644)
 	// Not a session: not listed.
 	os.WriteFile(filepath.Join(store, fixProject, "junk.jsonl"), []byte("{\"type\":\"message\"}\n"), 0o644)
-	if got := lines(run(t, proj, "ls")); !reflect.DeepEqual(got, []string{fixSession, "2024-02-01T00-00-00-000Z_other", "cwd", "new"}) {
-		t.Errorf("ls = %q", got)
-	}
+	eventually(t, "new session listed", func() (bool, string) {
+		got := lines(run(t, proj, "ls"))
+		return reflect.DeepEqual(got, []string{fixSession, "2024-02-01T00-00-00-000Z_other", "cwd", "latest", "new"}), strings.Join(got, " ")
+	})
 	if got := run(t, proj, "cat", "cwd"); got != "/elsewhere\n" {
 		t.Errorf("cwd = %q", got)
 	}
@@ -282,7 +283,7 @@ func TestNewAndRemovedSessions(t *testing.T) {
 		_, err := os.Stat(sessionPath(mnt))
 		return errors.Is(err, iofs.ErrNotExist), errString(err)
 	})
-	if got := lines(run(t, proj, "ls")); !reflect.DeepEqual(got, []string{"2024-02-01T00-00-00-000Z_other", "cwd", "new"}) {
+	if got := lines(run(t, proj, "ls")); !reflect.DeepEqual(got, []string{"2024-02-01T00-00-00-000Z_other", "cwd", "latest", "new"}) {
 		t.Errorf("ls = %q", got)
 	}
 }
@@ -501,7 +502,7 @@ func TestHandlerPanic(t *testing.T) {
 	mnt := t.TempDir()
 	var logged strings.Builder
 	o := Options{Logger: newLogger(&logged)}
-	server, err := mountRoot(mnt, &panicNode{}, o, nil)
+	server, err := mountRoot(mnt, &panicNode{}, o, nil, false)
 	if err != nil {
 		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
 			t.Fatal(err)

@@ -167,6 +167,11 @@ type fileSource interface {
 	content() ([]byte, time.Time, error)
 }
 
+// sizer is a fileSource that knows its size without rendering it again.
+type sizer interface {
+	size() (int64, time.Time, error)
+}
+
 // file is a read-only file whose content is computed. Changing files are
 // served with direct I/O, so a read never stops at a size the kernel cached
 // earlier; entry files never change and keep the page cache.
@@ -198,6 +203,14 @@ func (f *file) perm() uint32 {
 func (f *file) writable() bool { return f.ctl != nil && !f.r.opts.ReadOnly }
 
 func (f *file) fillAttr(out *fuse.Attr) error {
+	if sz, ok := f.src.(sizer); ok {
+		n, mt, err := sz.size()
+		if err != nil {
+			return err
+		}
+		f.r.fill(out, syscall.S_IFREG|f.perm(), uint64(n), mt)
+		return nil
+	}
 	data, mt, err := f.src.content()
 	if err != nil {
 		return err

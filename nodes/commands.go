@@ -444,9 +444,12 @@ type newSession struct {
 func (r *Root) create(plans []newSession) ([]byte, error) {
 	var reply []byte
 	for _, p := range plans {
-		if _, err := sessions.Create(r.st.projectPath(p.project), p.file, p.lines...); err != nil {
+		path, err := sessions.Create(r.st.projectPath(p.project), p.file, p.lines...)
+		if err != nil {
 			return nil, err
 		}
+		r.st.x.Update(filepath.Dir(path)) // a new project folder
+		r.st.x.Update(path)
 		reply = append(reply, p.project+"/"+strings.TrimSuffix(p.file, ".jsonl")+"\n"...)
 	}
 	return reply, nil
@@ -510,7 +513,7 @@ func (r *Root) sessionID(id string, taken map[string]bool) (string, error) {
 	if err := sessions.ValidSessionID(id); err != nil {
 		return "", refuse(ErrInvalid, `%v; or leave "id" out for a new one`, err)
 	}
-	if _, _, found := r.st.sessionByID(id); found || taken[id] {
+	if _, found := r.st.sessionByID(id); found || taken[id] {
 		return "", refuse(ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
 	}
 	taken[id] = true

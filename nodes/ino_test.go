@@ -31,7 +31,8 @@ func TestInoCollisions(t *testing.T) {
 			sess := "s" + strconv.Itoa(s)
 			ref := sessionRef{project: proj, name: sess}
 			add("s", proj, sess)
-			for _, n := range append(sessionNames, currentName) {
+			for _, e := range sessionFiles {
+				n := e.name
 				add(ref.inoParts(n)...)
 			}
 			for e := 0; e < 40; e++ {

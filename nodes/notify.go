@@ -2,79 +2,78 @@ package nodes
 
 import (
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/sessions"
 )
 
-// watchState is what the watcher remembers between passes: each session
-// file as last seen, by the inode number of its folder.
-type watchState struct {
-	sigs map[uint64]fileSig
+// Apply tells the kernel what changed in the store, as the index found it:
+// names that went away, and the attributes and content of every view of a
+// session whose file changed, of the folders listing it and of the links
+// that may now point elsewhere. Its cost follows the changes and what the
+// kernel holds of them, never the size of the store.
+//
+// It must run only in the watcher goroutine, never in a FUSE handler (the
+// kernel answers a notification only after it takes locks a handler may be
+// waiting under), and it holds no lock of its own while notifying.
+func (r *Root) Apply(changes []sessions.Change) {
+	root := r.EmbeddedInode()
+	touched := map[*fs.Inode]bool{}
+	for _, c := range changes {
+		pn := root.GetChild(c.Project)
+		if c.Name == "" {
+			if !r.st.hasProject(c.Project) {
+				forget(root, c.Project)
+			} else if pn != nil {
+				invalidate(pn, false)
+			}
+			touched[root] = true
+			continue
+		}
+		if pn != nil {
+			touched[pn] = true
+			switch {
+			case c.New == nil:
+				forget(pn, c.Name)
+			default:
+				if sn := pn.GetChild(c.Name); sn != nil {
+					reset := c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) || c.New.Sig.Size == c.Old.Sig.Size
+					invalidate(sn, reset)
+				}
+			}
+		}
+		if c.Old == nil || c.New == nil {
+			if byID := root.GetChild(byIDName); byID != nil {
+				for _, f := range []*sessions.File{c.Old, c.New} {
+					if f != nil {
+						forget(byID, EncodeName(f.Header.ID))
+					}
+				}
+				touched[byID] = true
+			}
+			if byCwd := root.GetChild(byCwdName); byCwd != nil {
+				invalidate(byCwd, false)
+			}
+		}
+		touched[root] = true
+	}
+	for n := range touched {
+		n.NotifyContent(0, 0) // the folder's attributes
+		for _, name := range []string{latestName, cwdName} {
+			if n.GetChild(name) != nil {
+				forget(n, name)
+			}
+		}
+	}
+}
+
+// forget drops a name the kernel may hold.
+func forget(parent *fs.Inode, name string) {
+	parent.NotifyEntry(name)
+	parent.RmChild(name)
 }
 
 // resolver finds a child by name without the kernel.
 type resolver interface {
 	resolve(name string) (uint64, bool)
-}
-
-// Sync compares the store with what the kernel has looked up and tells the
-// kernel what changed: names that went away, and the attributes and content
-// of every view of a session whose file changed. It must run only in the
-// watcher goroutine, never in a FUSE handler (the kernel answers a
-// notification only after it takes locks a handler may be waiting under),
-// and it holds no lock of its own while notifying.
-func (r *Root) Sync() {
-	if r.watch.sigs == nil {
-		r.watch.sigs = map[uint64]fileSig{}
-	}
-	live := map[uint64]bool{}
-	r.checkChildren(&r.Inode, &r.dir)
-	for _, ch := range r.Children() {
-		switch d := ch.Operations().(type) {
-		case *projectDir:
-			r.checkChildren(ch, d)
-			for _, sch := range ch.Children() {
-				if sd, ok := sch.Operations().(*sessionDir); ok {
-					live[sch.StableAttr().Ino] = true
-					r.syncSession(sch, sd)
-				}
-			}
-		case *byIDDir:
-			r.checkChildren(ch, d)
-		}
-	}
-	for ino := range r.watch.sigs {
-		if !live[ino] {
-			delete(r.watch.sigs, ino)
-		}
-	}
-}
-
-// checkChildren drops the known children of n whose name no longer
-// resolves to the same node.
-func (r *Root) checkChildren(n *fs.Inode, res resolver) {
-	for name, ch := range n.Children() {
-		if ino, ok := res.resolve(name); ok && ino == ch.StableAttr().Ino {
-			continue
-		}
-		n.NotifyEntry(name)
-		n.RmChild(name)
-	}
-}
-
-// syncSession invalidates the views of a session whose file changed.
-func (r *Root) syncSession(n *fs.Inode, d *sessionDir) {
-	m, err := d.s.meta()
-	if err != nil {
-		return // gone: its project's check dropped it
-	}
-	ino := n.StableAttr().Ino
-	old, seen := r.watch.sigs[ino]
-	if seen && old == m.sig {
-		return
-	}
-	r.watch.sigs[ino] = m.sig
-	reset := !seen || old.ino != m.sig.ino || old.dev != m.sig.dev || m.sig.size < old.size
-	r.st.refreshParsed(d.s.project, d.s.name)
-	invalidate(n, reset)
 }
 
 // invalidate drops what the kernel cached of n and the nodes below it:
@@ -91,8 +90,7 @@ func invalidate(n *fs.Inode, reset bool) {
 	}
 	for name, ch := range n.Children() {
 		if ino, ok := res.resolve(name); !ok || ino != ch.StableAttr().Ino {
-			n.NotifyEntry(name)
-			n.RmChild(name)
+			forget(n, name)
 			continue
 		}
 		invalidate(ch, reset)

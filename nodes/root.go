@@ -16,22 +16,34 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/sessions"
 )
 
 // Names the mount gives to its own files.
 const (
-	byIDName = "by-id"
-	newName  = "new"
-	cwdName  = "cwd"
+	byIDName   = "by-id"
+	byCwdName  = "by-cwd"
+	newName    = "new"
+	cwdName    = "cwd"
+	latestName = "latest"
+	usageName  = "usage"
+)
+
+// rootNames are the root's own names (no project folder can take them);
+// projectNames a project folder's (no session file can take them).
+var (
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true}
 )
 
 // Options configure the tree.
 type Options struct {
 	SessionsDir string
 	ReadOnly    bool
-	// CacheSize is how many parsed sessions are kept.
-	CacheSize int
-	Logger    *log.Logger
+	// CacheBytes bounds what the mount keeps in memory: parsed sessions
+	// and their renderings.
+	CacheBytes int64
+	Logger     *log.Logger
 }
 
 // Root is the mount's root folder: the projects, by-id/ and new.
@@ -40,7 +52,6 @@ type Root struct {
 	opts     Options
 	st       *store
 	uid, gid uint32
-	watch    watchState
 	refused  refusals
 }
 
@@ -55,7 +66,7 @@ func NewRoot(o Options) *Root {
 	if o.Logger != nil {
 		logger = o.Logger
 	}
-	r := &Root{opts: o, st: newStore(o.SessionsDir, o.CacheSize), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	r := &Root{opts: o, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
 	r.dir = dir{r: r, src: rootSource{r}}
 	return r
 }
@@ -94,12 +105,11 @@ type rootSource struct{ r *Root }
 func (s rootSource) mtime() (time.Time, error) { return dirMtime(s.r.opts.SessionsDir) }
 
 func (s rootSource) list() ([]child, error) {
-	projects, err := s.r.st.projects()
-	if err != nil {
-		return nil, err
+	out := []child{s.byID(), s.byCwd(), s.newFile()}
+	if c, err := s.latest(); err == nil {
+		out = append(out, c)
 	}
-	out := []child{s.byID(), s.newFile()}
-	for _, p := range projects {
+	for _, p := range s.r.st.projects() {
 		out = append(out, s.project(p))
 	}
 	return out, nil
@@ -109,8 +119,12 @@ func (s rootSource) lookup(name string) (child, error) {
 	switch name {
 	case byIDName:
 		return s.byID(), nil
+	case byCwdName:
+		return s.byCwd(), nil
 	case newName:
 		return s.newFile(), nil
+	case latestName:
+		return s.latest()
 	}
 	if !s.r.st.hasProject(name) {
 		return child{}, ErrNotFound
@@ -122,8 +136,21 @@ func (s rootSource) byID() child {
 	return child{byIDName, syscall.S_IFDIR, inoOf(byIDName), func() fs.InodeEmbedder { return newByIDDir(s.r) }}
 }
 
+func (s rootSource) byCwd() child {
+	return child{byCwdName, syscall.S_IFDIR, inoOf(byCwdName), func() fs.InodeEmbedder { return newByCwdDir(s.r, "/") }}
+}
+
 func (s rootSource) newFile() child {
 	return child{newName, syscall.S_IFREG, inoOf(newName), func() fs.InodeEmbedder { return newNewFile(s.r, "") }}
+}
+
+// latest is listed while there is a project: where it points takes reading
+// every project, which only readlink does.
+func (s rootSource) latest() (child, error) {
+	if len(s.r.st.projects()) == 0 {
+		return child{}, ErrNotFound
+	}
+	return child{latestName, syscall.S_IFLNK, inoOf(latestName), func() fs.InodeEmbedder { return newLatestLink(s.r, "") }}, nil
 }
 
 func (s rootSource) project(p string) child {
@@ -145,16 +172,20 @@ func newProjectDir(r *Root, project string) *projectDir {
 	return d
 }
 
-func (d *projectDir) mtime() (time.Time, error) { return dirMtime(d.r.st.projectPath(d.project)) }
+func (d *projectDir) mtime() (time.Time, error) { return d.r.st.projectMtime(d.project) }
 
 func (d *projectDir) list() ([]child, error) {
-	names, err := d.r.st.sessionNames(d.project)
+	files, err := d.r.st.sessionFiles(d.project)
 	if err != nil {
 		return nil, err
 	}
-	out := []child{d.cwd(), d.newFile()}
-	for _, n := range names {
-		out = append(out, d.session(n))
+	out := make([]child, 0, len(files)+3)
+	out = append(out, d.cwd(), d.newFile())
+	if c, err := d.latest(); err == nil {
+		out = append(out, c)
+	}
+	for _, f := range files {
+		out = append(out, d.session(f.Name))
 	}
 	return out, nil
 }
@@ -165,11 +196,20 @@ func (d *projectDir) lookup(name string) (child, error) {
 		return d.cwd(), nil
 	case newName:
 		return d.newFile(), nil
+	case latestName:
+		return d.latest()
 	}
 	if _, err := d.r.st.meta(d.project, name); err != nil {
 		return child{}, err
 	}
 	return d.session(name), nil
+}
+
+func (d *projectDir) latest() (child, error) {
+	if _, ok := d.r.st.latest(d.project); !ok {
+		return child{}, ErrNotFound
+	}
+	return child{latestName, syscall.S_IFLNK, inoOf("p", d.project, latestName), func() fs.InodeEmbedder { return newLatestLink(d.r, d.project) }}, nil
 }
 
 func (d *projectDir) cwd() child {
@@ -198,7 +238,7 @@ func newCwdFile(r *Root, project string) *cwdFile {
 }
 
 func (f *cwdFile) content() ([]byte, time.Time, error) {
-	mt, err := dirMtime(f.r.st.projectPath(f.project))
+	mt, err := f.r.st.projectMtime(f.project)
 	if err != nil {
 		return nil, mt, err
 	}
@@ -224,7 +264,11 @@ func newNewFile(r *Root, project string) *newFile {
 }
 
 func (f *newFile) content() ([]byte, time.Time, error) {
-	mt, err := dirMtime(f.r.st.projectPath(f.project))
+	if f.project == "" {
+		mt, err := dirMtime(f.r.opts.SessionsDir)
+		return nil, mt, err
+	}
+	mt, err := f.r.st.projectMtime(f.project)
 	return nil, mt, err
 }
 
@@ -242,13 +286,12 @@ func (d *byIDDir) mtime() (time.Time, error) { return dirMtime(d.r.opts.Sessions
 func (d *byIDDir) list() ([]child, error) {
 	var out []child
 	seen := map[string]bool{}
-	d.r.st.eachSession(func(p, n string, m *fileMeta) bool {
-		if !seen[m.header.ID] {
-			seen[m.header.ID] = true
-			out = append(out, d.link(m.header.ID))
+	for _, f := range d.r.st.x.All() {
+		if !seen[f.Header.ID] && validProject(f.Project) && validSessionName(f.Name) {
+			seen[f.Header.ID] = true
+			out = append(out, d.link(f.Header.ID))
 		}
-		return true
-	})
+	}
 	return out, nil
 }
 
@@ -256,20 +299,17 @@ func (d *byIDDir) lookup(name string) (child, error) {
 	id, ok := decodeName(name)
 	if !ok {
 		// A hashed name: compare with every session's spelling.
-		found := ""
-		d.r.st.eachSession(func(p, n string, m *fileMeta) bool {
-			if EncodeName(m.header.ID) == name {
-				found = m.header.ID
-				return false
+		for _, f := range d.r.st.x.All() {
+			if EncodeName(f.Header.ID) == name {
+				id, ok = f.Header.ID, true
+				break
 			}
-			return true
-		})
-		if found == "" {
-			return child{}, ErrNotFound
 		}
-		id = found
 	}
-	if _, _, ok := d.r.st.sessionByID(id); !ok || EncodeName(id) != name {
+	if !ok {
+		return child{}, ErrNotFound
+	}
+	if _, found := d.r.st.sessionByID(id); !found || EncodeName(id) != name {
 		return child{}, ErrNotFound
 	}
 	return d.link(id), nil
@@ -291,14 +331,40 @@ func newByIDLink(r *Root, id string) *byIDLink {
 	return l
 }
 
+// target is the session's folder; a link's mtime is its session file's, so
+// that listing links reads no session.
 func (l *byIDLink) target() (string, time.Time, error) {
-	p, n, ok := l.r.st.sessionByID(l.id)
+	f, ok := l.r.st.sessionByID(l.id)
 	if !ok {
 		return "", time.Time{}, ErrNotFound
 	}
-	m, err := l.r.st.meta(p, n)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	return "../" + p + "/" + n, m.lastActivity(), nil
+	return "../" + f.Project + "/" + f.Name, time.Unix(0, f.Sig.Mtime), nil
 }
+
+// latestLink is latest: the session whose file changed last, at the root
+// or in a project.
+type latestLink struct {
+	link
+	project string // "" at the root
+}
+
+func newLatestLink(r *Root, project string) *latestLink {
+	l := &latestLink{project: project}
+	l.link = link{r: r, src: l}
+	return l
+}
+
+func (l *latestLink) target() (string, time.Time, error) {
+	f, ok := l.r.st.latest(l.project)
+	if !ok {
+		return "", time.Time{}, ErrNotFound
+	}
+	mt := time.Unix(0, f.Sig.Mtime)
+	if l.project != "" {
+		return f.Name, mt, nil
+	}
+	return f.Project + "/" + f.Name, mt, nil
+}
+
+// Index is the store's index, which the watcher keeps current.
+func (r *Root) Index() *sessions.Index { return r.st.x }

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
 )
 
 // sessionRef names one session of the store; nodes inside a session folder
@@ -24,15 +26,33 @@ func (s sessionRef) with(fn func(*session) error) error {
 	return s.r.st.withSession(s.project, s.name, fn)
 }
 
-func (s sessionRef) meta() (*fileMeta, error) { return s.r.st.meta(s.project, s.name) }
+func (s sessionRef) meta() (*sessions.File, error) { return s.r.st.meta(s.project, s.name) }
 
 // activity is the session's latest activity: its folder's mtime.
 func (s sessionRef) activity() (time.Time, error) {
-	m, err := s.meta()
+	f, err := s.meta()
 	if err != nil {
 		return time.Time{}, err
 	}
-	return m.lastActivity(), nil
+	return activity(f), nil
+}
+
+// leaf is the id the session stands at, read from the file's end when the
+// session is not parsed already.
+func (s sessionRef) leaf() (string, error) {
+	f, err := s.meta()
+	if err != nil {
+		return "", err
+	}
+	if leaf, ok := s.r.st.parsedLeaf(f); ok {
+		return leaf, nil
+	}
+	if t, err := f.Tail(); err == nil && t.LeafKnown {
+		return t.Leaf, nil
+	}
+	var leaf string
+	err = s.with(func(ss *session) error { leaf = ss.tree.LeafID(); return nil })
+	return leaf, err
 }
 
 // ino numbers a view of this session.
@@ -46,15 +66,32 @@ func (s sessionRef) inoParts(parts ...string) []string {
 // session's latest activity.
 func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time.Time, error) {
 	var data []byte
+	var f *sessions.File
 	err := s.with(func(ss *session) error {
-		data = ss.cached(key, func() []byte { return make(ss) })
+		data = rendered(s.r.st, ss, key, bytesSize, func() []byte { return make(ss) })
+		f = ss.file
 		return nil
 	})
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	mt, err := s.activity()
-	return data, mt, err
+	f.SetSize(key, int64(len(data)))
+	return data, activity(f), nil
+}
+
+// renderSize is the size of a rendering of the session: recorded with the
+// index's version of the file, so that stat renders a view at most once
+// while the file is unchanged, however often the session is evicted.
+func (s sessionRef) renderSize(key string, make func(*session) []byte) (int64, time.Time, error) {
+	f, err := s.meta()
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	if n, ok := f.Size(key); ok {
+		return n, activity(f), nil
+	}
+	data, mt, err := s.render(key, make)
+	return int64(len(data)), mt, err
 }
 
 // Names in a session folder.
@@ -92,19 +129,43 @@ func newSessionDir(r *Root, project, name string) *sessionDir {
 
 func (d *sessionDir) mtime() (time.Time, error) { return d.s.activity() }
 
-var sessionNames = []string{sessionFileName, headerName, infoName, contextName, transcriptName,
-	nameName, leafName, appendName, forkName, errorsName, entriesName, branchesName, treeName, labelsName}
+// sessionFiles is a session folder's files, declared once: the listing and
+// the lookup both read it. current is listed only while there is a leaf.
+var sessionFiles = []struct {
+	name string
+	mode uint32
+	make func(s sessionRef) fs.InodeEmbedder
+}{
+	{sessionFileName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newSessionFile(s) }},
+	{headerName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newHeaderFile(s) }},
+	{infoName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newInfoFile(s) }},
+	{contextName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newContextFile(s, "", false) }},
+	{transcriptName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newTranscriptFile(s, "", false) }},
+	{nameName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newNameFile(s) }},
+	{leafName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newLeafFile(s) }},
+	{appendName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newAppendFile(s) }},
+	{forkName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newForkFile(s) }},
+	{errorsName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newErrorsFile(s) }},
+	{entriesName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newEntriesDir(s) }},
+	{branchesName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newBranchesDir(s) }},
+	{treeName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newSegmentDir(s, "") }},
+	{labelsName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newLabelsDir(s) }},
+	{currentName, syscall.S_IFLNK, func(s sessionRef) fs.InodeEmbedder { return newCurrentLink(s) }},
+}
 
 func (d *sessionDir) list() ([]child, error) {
-	var out []child
-	for _, n := range sessionNames {
-		c, err := d.lookup(n)
+	if _, err := d.s.meta(); err != nil {
+		return nil, err
+	}
+	out := make([]child, 0, len(sessionFiles))
+	for _, e := range sessionFiles {
+		c, err := d.lookup(e.name)
+		if errors.Is(err, ErrNotFound) && e.name == currentName {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, c)
-	}
-	if c, err := d.lookup(currentName); err == nil {
 		out = append(out, c)
 	}
 	return out, nil
@@ -112,53 +173,21 @@ func (d *sessionDir) list() ([]child, error) {
 
 func (d *sessionDir) lookup(name string) (child, error) {
 	s := d.s
-	reg := func(make func() fs.InodeEmbedder) (child, error) {
-		return child{name, syscall.S_IFREG, s.ino(name), make}, nil
-	}
-	sub := func(make func() fs.InodeEmbedder) (child, error) {
-		return child{name, syscall.S_IFDIR, s.ino(name), make}, nil
-	}
-	switch name {
-	case sessionFileName:
-		if _, err := s.meta(); err != nil {
-			return child{}, err
+	for _, e := range sessionFiles {
+		if e.name != name {
+			continue
 		}
-		return reg(func() fs.InodeEmbedder { return newSessionFile(s) })
-	case headerName:
-		return reg(func() fs.InodeEmbedder { return newHeaderFile(s) })
-	case infoName:
-		return reg(func() fs.InodeEmbedder { return newInfoFile(s) })
-	case contextName:
-		return reg(func() fs.InodeEmbedder { return newContextFile(s, "", false) })
-	case transcriptName:
-		return reg(func() fs.InodeEmbedder { return newTranscriptFile(s, "", false) })
-	case nameName:
-		return reg(func() fs.InodeEmbedder { return newNameFile(s) })
-	case leafName:
-		return reg(func() fs.InodeEmbedder { return newLeafFile(s) })
-	case appendName:
-		return reg(func() fs.InodeEmbedder { return newAppendFile(s) })
-	case forkName:
-		return reg(func() fs.InodeEmbedder { return newForkFile(s) })
-	case errorsName:
-		return reg(func() fs.InodeEmbedder { return newErrorsFile(s) })
-	case entriesName:
-		return sub(func() fs.InodeEmbedder { return newEntriesDir(s) })
-	case branchesName:
-		return sub(func() fs.InodeEmbedder { return newBranchesDir(s) })
-	case treeName:
-		return sub(func() fs.InodeEmbedder { return newSegmentDir(s, "") })
-	case labelsName:
-		return sub(func() fs.InodeEmbedder { return newLabelsDir(s) })
-	case currentName:
-		var leaf string
-		if err := s.with(func(ss *session) error { leaf = ss.tree.LeafID(); return nil }); err != nil {
-			return child{}, err
+		if name == currentName {
+			leaf, err := s.leaf()
+			if err != nil {
+				return child{}, err
+			}
+			if leaf == "" {
+				return child{}, ErrNotFound
+			}
 		}
-		if leaf == "" {
-			return child{}, ErrNotFound
-		}
-		return child{name, syscall.S_IFLNK, s.ino(name), func() fs.InodeEmbedder { return newCurrentLink(s) }}, nil
+		make := e.make
+		return child{name, e.mode, s.ino(name), func() fs.InodeEmbedder { return make(s) }}, nil
 	}
 	return child{}, ErrNotFound
 }
@@ -178,14 +207,21 @@ var (
 
 func newSessionFile(s sessionRef) *sessionFile { return &sessionFile{s: s} }
 
-func (f *sessionFile) path() string { return f.s.r.st.sessionPath(f.s.project, f.s.name) }
+func (f *sessionFile) path() (string, error) {
+	m, err := f.s.meta()
+	if err != nil {
+		return "", err
+	}
+	return m.Path, nil
+}
 
+// fillAttr gives the file's size and mtime as the index knows them.
 func (f *sessionFile) fillAttr(out *fuse.Attr) error {
-	fi, err := os.Stat(f.path())
+	m, err := f.s.meta()
 	if err != nil {
 		return err
 	}
-	f.s.r.fill(out, syscall.S_IFREG|0o444, uint64(fi.Size()), fi.ModTime())
+	f.s.r.fill(out, syscall.S_IFREG|0o444, uint64(m.Sig.Size), time.Unix(0, m.Sig.Mtime))
 	return nil
 }
 
@@ -209,7 +245,11 @@ func (f *sessionFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 	if wantsWrite(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	fd, err := os.Open(f.path())
+	path, err := f.path()
+	if err != nil {
+		return nil, 0, toErrno(err)
+	}
+	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}
@@ -255,11 +295,11 @@ func (f *headerFile) content() ([]byte, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	mt := m.sig.mtime
-	if ms := jsjson.DateValue(m.header.Timestamp); !math.IsNaN(ms) {
+	mt := time.Unix(0, m.Sig.Mtime)
+	if ms := jsjson.DateValue(m.Header.Timestamp); !math.IsNaN(ms) {
 		mt = msTime(ms)
 	}
-	return indentJSON(m.header.Raw), mt, nil
+	return indentJSON(m.Header.Raw), mt, nil
 }
 
 // infoFile is info.json.
@@ -275,7 +315,11 @@ func newInfoFile(s sessionRef) *infoFile {
 }
 
 func (f *infoFile) content() ([]byte, time.Time, error) {
-	return f.s.render(infoName, func(ss *session) []byte { return renderInfo(ss, ss.sig.mtime) })
+	return f.s.render(infoName, func(ss *session) []byte { return renderInfo(ss, time.Unix(0, ss.file.Sig.Mtime)) })
+}
+
+func (f *infoFile) size() (int64, time.Time, error) {
+	return f.s.renderSize(infoName, func(ss *session) []byte { return renderInfo(ss, time.Unix(0, ss.file.Sig.Mtime)) })
 }
 
 // contextFile is context.json: the model context at the session's leaf, or
@@ -300,6 +344,14 @@ func (f *contextFile) content() ([]byte, time.Time, error) {
 	return f.s.renderEntry(f.at, "context\x00"+f.at, func(ss *session) []byte { return indentJSON(ss.tree.ContextAt(f.at).JSON()) })
 }
 
+func (f *contextFile) size() (int64, time.Time, error) {
+	if !f.branch {
+		return f.s.renderSize(contextName, func(ss *session) []byte { return indentJSON(ss.tree.Context().JSON()) })
+	}
+	data, mt, err := f.content()
+	return int64(len(data)), mt, err
+}
+
 // transcriptFile is transcript.md: the root→leaf path (or root→entry, for a
 // branch) as Markdown.
 type transcriptFile struct {
@@ -322,6 +374,14 @@ func (f *transcriptFile) content() ([]byte, time.Time, error) {
 	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return renderTranscript(ss.tree.PathTo(f.at)) })
 }
 
+func (f *transcriptFile) size() (int64, time.Time, error) {
+	if !f.branch {
+		return f.s.renderSize(transcriptName, func(ss *session) []byte { return renderTranscript(ss.tree.LeafPath()) })
+	}
+	data, mt, err := f.content()
+	return int64(len(data)), mt, err
+}
+
 // nameFile reads the session's name (an empty line when unnamed).
 type nameFile struct {
 	file
@@ -338,6 +398,10 @@ func (f *nameFile) content() ([]byte, time.Time, error) {
 	return f.s.render(nameName, func(ss *session) []byte { return []byte(ss.tree.Name() + "\n") })
 }
 
+func (f *nameFile) size() (int64, time.Time, error) {
+	return f.s.renderSize(nameName, func(ss *session) []byte { return []byte(ss.tree.Name() + "\n") })
+}
+
 // leafFile reads the id of the entry the session stands at (an empty line
 // when there is none).
 type leafFile struct {
@@ -352,7 +416,12 @@ func newLeafFile(s sessionRef) *leafFile {
 }
 
 func (f *leafFile) content() ([]byte, time.Time, error) {
-	return f.s.render(leafName, func(ss *session) []byte { return []byte(ss.tree.LeafID() + "\n") })
+	leaf, err := f.s.leaf()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	mt, err := f.s.activity()
+	return []byte(leaf + "\n"), mt, err
 }
 
 // appendFile is append: each line written adds an entry at the leaf.
@@ -405,7 +474,7 @@ func newErrorsFile(s sessionRef) *errorsFile {
 }
 
 func (f *errorsFile) content() ([]byte, time.Time, error) {
-	data, mt := f.s.r.refused.get(f.s.r.st.sessionPath(f.s.project, f.s.name))
+	data, mt := f.s.r.refused.get(f.s.project + "/" + f.s.name)
 	if mt.IsZero() {
 		var err error
 		if mt, err = f.s.activity(); err != nil {
@@ -428,8 +497,8 @@ func newCurrentLink(s sessionRef) *currentLink {
 }
 
 func (l *currentLink) target() (string, time.Time, error) {
-	var leaf string
-	if err := l.s.with(func(ss *session) error { leaf = ss.tree.LeafID(); return nil }); err != nil {
+	leaf, err := l.s.leaf()
+	if err != nil {
 		return "", time.Time{}, err
 	}
 	if leaf == "" {

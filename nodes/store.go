@@ -2,16 +2,11 @@ package nodes
 
 import (
 	"container/list"
-	"errors"
-	"fmt"
 	"math"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -19,196 +14,101 @@ import (
 	"github.com/pifs/pifs/tree"
 )
 
-// refreshEvery is how often a parsed session is checked against its file
-// when it is looked at.
-const refreshEvery = 200 * time.Millisecond
-
-// store is the sessions directory as the mount sees it. Listing projects and
-// sessions reads only the files' headers (and, for a session's mtime, its
-// last lines); a session is parsed on the first look inside it, and at most
-// cacheSize parsed sessions are kept, the least recently used dropped first.
+// store is the sessions directory as the mount sees it: the index of
+// projects and sessions (package sessions keeps it, the watcher keeps it
+// current), and the parsed sessions with their renderings, kept within one
+// budget of bytes, the least recently used dropped first.
 type store struct {
-	dir       string
-	cacheSize int
+	x      *sessions.Index
+	budget int64
 
 	mu     sync.Mutex
-	files  map[string]*fileMeta // by path
-	lru    *list.List           // of *session, most recent first
+	lru    *list.List // of *session, most recent first
 	parsed map[string]*list.Element
+	used   int64 // bytes held by the sessions in lru
+
+	opened atomic.Int64 // sessions parsed (for tests that guard a cost)
+
+	cwdCache *cwdTree
 }
 
-func newStore(dir string, cacheSize int) *store {
-	if cacheSize < 1 {
-		cacheSize = 1
+func newStore(dir string, budget int64) *store {
+	if budget < 1<<20 {
+		budget = 1 << 20
 	}
-	return &store{dir: dir, cacheSize: cacheSize, files: map[string]*fileMeta{}, lru: list.New(), parsed: map[string]*list.Element{}}
+	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{}}
 }
 
-// fileSig tells whether a file changed: it changes with every append, and
-// when the file is replaced.
-type fileSig struct {
-	ino, dev uint64
-	size     int64
-	mtime    time.Time
-}
-
-func sigOf(fi os.FileInfo) fileSig {
-	s := fileSig{size: fi.Size(), mtime: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino, s.dev = st.Ino, uint64(st.Dev)
-	}
-	return s
-}
-
-// fileMeta is what listing needs of a session file.
-type fileMeta struct {
-	sig    fileSig
-	header *sessions.Header // nil when the file is not a session
-	path   string
-	mtime  time.Time
-	// activity is the time of the last entry that has a valid timestamp,
-	// else of the header, else the file's mtime. It takes reading the end
-	// of the file, so it is found only when a stat asks for it.
-	activityOnce sync.Once
-	activity     time.Time
-}
-
-func (st *store) projectPath(project string) string { return filepath.Join(st.dir, project) }
-func (st *store) sessionPath(project, name string) string {
-	return filepath.Join(st.dir, project, name+".jsonl")
-}
+func (st *store) projectPath(project string) string { return filepath.Join(st.x.Dir(), project) }
 
 // validProject tells whether a name can be a project folder in the mount.
 func validProject(name string) bool {
-	return name != "" && name != "." && name != ".." && name != byIDName && name != newName && !strings.ContainsRune(name, 0)
+	return name != "" && name != "." && name != ".." && !rootNames[name] && !strings.ContainsRune(name, 0)
 }
 
 // validSessionName tells whether a session file name (without .jsonl) can
 // be a session folder: names of a project folder's own files are taken.
 func validSessionName(name string) bool {
-	return name != "" && name != cwdName && name != newName
+	return name != "" && !projectNames[name]
 }
 
 // projects lists the project folders, sorted, leaving out names the root
 // uses itself.
-func (st *store) projects() ([]string, error) {
-	all, err := (&sessions.Store{Dir: st.dir}).Projects()
-	if err != nil {
-		return nil, err
-	}
+func (st *store) projects() []string {
+	all := st.x.Projects()
 	out := all[:0]
 	for _, p := range all {
 		if validProject(p) {
 			out = append(out, p)
 		}
 	}
-	return out, nil
-}
-
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
+	return out
 }
 
 func (st *store) hasProject(project string) bool {
-	return validProject(project) && isDir(st.projectPath(project))
+	return validProject(project) && st.x.HasProject(project)
 }
 
-// sessionNames lists a project's session files (names without .jsonl),
-// sorted, valid sessions only.
-func (st *store) sessionNames(project string) ([]string, error) {
+// sessionFiles lists a project's sessions, sorted by name.
+func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 	if !validProject(project) {
 		return nil, ErrNotFound
 	}
-	des, err := os.ReadDir(st.projectPath(project))
+	all, err := st.x.Sessions(project)
 	if err != nil {
-		return nil, err
+		return nil, ErrNotFound
 	}
-	var out []string
-	for _, de := range des {
-		name, ok := strings.CutSuffix(de.Name(), ".jsonl")
-		if !ok || !validSessionName(name) || de.IsDir() {
-			continue
-		}
-		if m, err := st.meta(project, name); err == nil && m.header != nil {
-			out = append(out, name)
+	out := make([]*sessions.File, 0, len(all))
+	for _, f := range all {
+		if validSessionName(f.Name) {
+			out = append(out, f)
 		}
 	}
-	sort.Strings(out)
 	return out, nil
 }
 
-// meta returns what listing needs of a session file, reading it only when it
-// changed since the last call. It fails with ErrNotFound for a file that is
-// missing or not a session.
-func (st *store) meta(project, name string) (*fileMeta, error) {
+// meta returns the index's current version of a session file.
+func (st *store) meta(project, name string) (*sessions.File, error) {
 	if !validProject(project) || !validSessionName(name) {
 		return nil, ErrNotFound
 	}
-	path := st.sessionPath(project, name)
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		st.mu.Lock()
-		delete(st.files, path)
-		st.mu.Unlock()
+	f, err := st.x.Lookup(project, name)
+	if err != nil {
 		return nil, ErrNotFound
 	}
-	sig := sigOf(fi)
-	st.mu.Lock()
-	old := st.files[path]
-	st.mu.Unlock()
-	if old != nil && old.sig == sig {
-		if old.header == nil {
-			return nil, ErrNotFound
-		}
-		return old, nil
-	}
-	m := &fileMeta{sig: sig}
-	if old != nil && old.sig.ino == sig.ino && old.sig.dev == sig.dev && sig.size >= old.sig.size && old.header != nil {
-		m.header = old.header // appends never change the header
-	} else {
-		m.header, err = readHeader(path)
-		if err != nil {
-			return nil, err
-		}
-	}
-	m.path, m.mtime = path, fi.ModTime()
-	st.mu.Lock()
-	st.files[path] = m
-	st.mu.Unlock()
-	if m.header == nil {
-		return nil, ErrNotFound
-	}
-	return m, nil
+	return f, nil
 }
 
-// readHeader reads a file's header; nil (and no error) when the file is
-// gone or not a session.
-func readHeader(path string) (*sessions.Header, error) {
-	h, err := sessions.ReadHeader(path)
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, sessions.ErrNotSession) {
-		return nil, nil
+// activity is a session's latest activity: the time of its last entry that
+// has a valid one, else the header's, else the file's mtime.
+func activity(f *sessions.File) time.Time {
+	if t, err := f.Tail(); err == nil && t.HasActivity {
+		return msTime(t.Activity)
 	}
-	return h, err
-}
-
-// lastActivity is the session's latest activity, found once per version
-// of the file.
-func (m *fileMeta) lastActivity() time.Time {
-	m.activityOnce.Do(func() { m.activity = lastActivity(m.path, m.header, m.mtime) })
-	return m.activity
-}
-
-// lastActivity finds the timestamp of the last entry that has a valid one,
-// reading the file backwards; else the header's, else mtime.
-func lastActivity(path string, h *sessions.Header, mtime time.Time) time.Time {
-	if ms, ok := sessions.LastEntryTime(path); ok {
+	if ms := jsjson.DateValue(f.Header.Timestamp); !math.IsNaN(ms) {
 		return msTime(ms)
 	}
-	if ms := jsjson.DateValue(h.Timestamp); !math.IsNaN(ms) {
-		return msTime(ms)
-	}
-	return mtime
+	return time.Unix(0, f.Sig.Mtime)
 }
 
 func msTime(ms float64) time.Time {
@@ -221,47 +121,26 @@ func msTime(ms float64) time.Time {
 // projectCwd is a project's working directory: the cwd of its newest
 // session that names one ("" when none does).
 func (st *store) projectCwd(project string) (string, error) {
-	names, err := st.sessionNames(project)
+	files, err := st.sessionFiles(project)
 	if err != nil {
 		return "", err
 	}
-	for i := len(names) - 1; i >= 0; i-- {
-		if m, err := st.meta(project, names[i]); err == nil && m.header.Cwd != "" {
-			return m.header.Cwd, nil
+	for i := len(files) - 1; i >= 0; i-- {
+		if files[i].Header.Cwd != "" {
+			return files[i].Header.Cwd, nil
 		}
 	}
 	return "", nil
 }
 
-// sessionsByID finds the sessions whose header has the given id: by-id
-// shows the first in project and name order.
-func (st *store) sessionByID(id string) (project, name string, ok bool) {
-	st.eachSession(func(p, n string, m *fileMeta) bool {
-		if m.header.ID == id {
-			project, name, ok = p, n, true
-			return false
-		}
-		return true
-	})
-	return
-}
-
-// eachSession calls fn for every valid session, in project and name order,
-// until it returns false.
-func (st *store) eachSession(fn func(project, name string, m *fileMeta) bool) {
-	projects, _ := st.projects()
-	for _, p := range projects {
-		names, _ := st.sessionNames(p)
-		for _, n := range names {
-			m, err := st.meta(p, n)
-			if err != nil {
-				continue
-			}
-			if !fn(p, n, m) {
-				return
-			}
-		}
+// sessionByID finds the session a by-id name shows: the first in project
+// and name order that has the id.
+func (st *store) sessionByID(id string) (*sessions.File, bool) {
+	f, ok := st.x.ByID(id)
+	if !ok || !validProject(f.Project) || !validSessionName(f.Name) {
+		return nil, false
 	}
+	return f, true
 }
 
 // versions numbers the states of parsed sessions, across the whole mount, so
@@ -275,46 +154,55 @@ type session struct {
 	mu      sync.Mutex
 	log     *sessions.Log
 	tree    *tree.Tree
-	sig     fileSig
-	checked time.Time
+	file    *sessions.File // the index's version last read
 	version uint64
-	cache   map[string][]byte // rendered files of this version
+	// renders are this version's renderings and derived tables, by key;
+	// cost is what they and the parse hold, in bytes.
+	renders map[string]any
+	cost    int64
+	evicted bool
 }
+
+// parseCost is what a parsed session holds besides its renderings: its
+// bytes and their entries.
+func parseCost(size int64) int64 { return size + size/2 }
 
 // withSession runs fn with the parsed, up-to-date session, locked.
 func (st *store) withSession(project, name string, fn func(s *session) error) error {
 	return st.useSession(project, name, false, fn)
 }
 
-// withFreshSession is withSession for a write: the session is checked
-// against its file first, however recently that was done.
+// withFreshSession is withSession for a write: the file is looked at
+// again first, whatever the watcher said last.
 func (st *store) withFreshSession(project, name string, fn func(s *session) error) error {
 	return st.useSession(project, name, true, fn)
 }
 
-func (st *store) useSession(project, name string, force bool, fn func(s *session) error) error {
-	if !validProject(project) || !validSessionName(name) {
-		return ErrNotFound
+func (st *store) useSession(project, name string, fresh bool, fn func(s *session) error) error {
+	f, err := st.meta(project, name)
+	if err != nil {
+		return err
 	}
-	path := st.sessionPath(project, name)
+	if fresh {
+		st.x.Update(f.Path)
+		if f, err = st.meta(project, name); err != nil {
+			return err
+		}
+	}
 	st.mu.Lock()
 	var s *session
-	if el := st.parsed[path]; el != nil {
+	if el := st.parsed[f.Path]; el != nil {
 		st.lru.MoveToFront(el)
 		s = el.Value.(*session)
 	} else {
-		s = &session{project: project, name: name, path: path}
-		st.parsed[path] = st.lru.PushFront(s)
-		for st.lru.Len() > st.cacheSize {
-			old := st.lru.Remove(st.lru.Back()).(*session)
-			delete(st.parsed, old.path)
-		}
+		s = &session{project: project, name: name, path: f.Path}
+		st.parsed[f.Path] = st.lru.PushFront(s)
 	}
 	st.mu.Unlock()
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refresh(force); err != nil {
+	if err := st.refresh(s, f); err != nil {
 		st.drop(s)
 		return err
 	}
@@ -328,23 +216,15 @@ func (st *store) drop(s *session) {
 	if el := st.parsed[s.path]; el != nil && el.Value == s {
 		st.lru.Remove(el)
 		delete(st.parsed, s.path)
+		st.used -= s.cost
+		s.evicted = true
 	}
 }
 
-// refresh brings the session up to date with its file, at most every
-// refreshEvery unless forced. s.mu is held.
-func (s *session) refresh(force bool) error {
-	now := time.Now()
-	if s.log != nil && !force && now.Sub(s.checked) < refreshEvery {
-		return nil
-	}
-	s.checked = now
-	fi, err := os.Stat(s.path)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrNotFound, s.path)
-	}
-	sig := sigOf(fi)
-	if s.log != nil && sig == s.sig {
+// refresh brings the session up to date with the index's version of its
+// file. s.mu is held.
+func (st *store) refresh(s *session, f *sessions.File) error {
+	if s.log != nil && s.file == f {
 		return nil
 	}
 	if s.log == nil {
@@ -352,6 +232,7 @@ func (s *session) refresh(force bool) error {
 		if err != nil {
 			return err
 		}
+		st.opened.Add(1)
 		s.log, s.tree = l, tree.New(l)
 	} else {
 		n := len(s.log.Entries)
@@ -370,40 +251,118 @@ func (s *session) refresh(force bool) error {
 			s.tree.Add(s.log.Entries[n:]...)
 		}
 	}
-	s.sig = sig
+	s.file = f
 	s.version = versions.Add(1)
-	s.cache = nil
+	s.renders = nil
+	st.account(s, parseCost(s.log.Size()))
 	return nil
 }
 
-// cached returns the rendering of a view of this version, making it once.
-func (s *session) cached(key string, make func() []byte) []byte {
-	if b, ok := s.cache[key]; ok {
-		return b
+// account sets what a session holds and drops the least recently used
+// others until the store is within its budget. s.mu is held.
+func (st *store) account(s *session, cost int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s.evicted {
+		s.cost = cost
+		return
 	}
-	if s.cache == nil || len(s.cache) > 1024 {
-		s.cache = map[string][]byte{}
+	st.used += cost - s.cost
+	s.cost = cost
+	for st.used > st.budget && st.lru.Len() > 1 {
+		el := st.lru.Back()
+		old := el.Value.(*session)
+		if old == s {
+			break
+		}
+		st.lru.Remove(el)
+		delete(st.parsed, old.path)
+		st.used -= old.cost
+		old.evicted = true
 	}
-	b := make()
-	s.cache[key] = b
-	return b
 }
 
-// refreshParsed brings a session up to date now, if it is held parsed, so
-// that what the kernel asks after an invalidation is current.
-func (st *store) refreshParsed(project, name string) {
-	path := st.sessionPath(project, name)
+// rendered returns a rendering or table of this version, making it once.
+// What it holds counts against the budget; a session whose renderings
+// alone would take more than a quarter of it keeps only the newest.
+func rendered[T any](st *store, s *session, key string, size func(T) int64, make func() T) T {
+	if v, ok := s.renders[key]; ok {
+		return v.(T)
+	}
+	v := make()
+	n := size(v) + int64(len(key)) + 64
+	cost := s.cost
+	if s.renders == nil || cost-parseCost(s.log.Size())+n > st.budget/4 {
+		s.renders = map[string]any{}
+		cost = parseCost(s.log.Size())
+	}
+	s.renders[key] = v
+	st.account(s, cost+n)
+	return v
+}
+
+func bytesSize(b []byte) int64 { return int64(len(b)) }
+
+// projectMtime is a project folder's mtime; for a project only flat files
+// name, the store's.
+func (st *store) projectMtime(project string) (time.Time, error) {
+	path, ok := st.x.ProjectFolder(project)
+	if !ok {
+		path = st.x.Dir()
+	}
+	return dirMtime(path)
+}
+
+// latest is the session whose file changed last, in a project or ("") in
+// the whole store.
+func (st *store) latest(project string) (*sessions.File, bool) {
+	var files []*sessions.File
+	if project == "" {
+		files = st.x.All()
+	} else {
+		var err error
+		if files, err = st.sessionFiles(project); err != nil {
+			return nil, false
+		}
+	}
+	var best *sessions.File
+	for _, f := range files {
+		if !validProject(f.Project) || !validSessionName(f.Name) {
+			continue
+		}
+		if best == nil || f.Sig.Mtime > best.Sig.Mtime || (f.Sig.Mtime == best.Sig.Mtime && f.Project+"/"+f.Name > best.Project+"/"+best.Name) {
+			best = f
+		}
+	}
+	return best, best != nil
+}
+
+// reread brings a held session up to date with its file after pifs wrote
+// it: the writer reads its own write at once (the watcher tells the kernel
+// later). s.mu is held.
+func (st *store) reread(s *session) error {
+	st.x.Update(s.path)
+	f, err := st.meta(s.project, s.name)
+	if err != nil {
+		return err
+	}
+	return st.refresh(s, f)
+}
+
+// parsedLeaf is the leaf of a session held parsed at the index's version
+// of its file, without parsing one.
+func (st *store) parsedLeaf(f *sessions.File) (string, bool) {
 	st.mu.Lock()
-	el := st.parsed[path]
+	el := st.parsed[f.Path]
 	st.mu.Unlock()
 	if el == nil {
-		return
+		return "", false
 	}
 	s := el.Value.(*session)
 	s.mu.Lock()
-	err := s.refresh(true)
-	s.mu.Unlock()
-	if err != nil {
-		st.drop(s)
+	defer s.mu.Unlock()
+	if s.log == nil || s.file != f {
+		return "", false
 	}
+	return s.tree.LeafID(), true
 }

@@ -29,7 +29,7 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte) ([]b
 		if n == nil {
 			return ErrNotFound
 		}
-		data = ss.cached(key, func() []byte { return make(ss) })
+		data = rendered(s.r.st, ss, key, bytesSize, func() []byte { return make(ss) })
 		mt = entryMtime(n.Entry)
 		return nil
 	})
@@ -226,10 +226,17 @@ func (d *branchDir) mtime() (time.Time, error) {
 	return mt, err
 }
 
+// pathTo is the root→entry path, computed once per version of the session:
+// a listing and the lookups of its names share it.
+func pathTo(st *store, ss *session, id string) []*sessions.Entry {
+	return rendered(st, ss, "path\x00"+id, func(p []*sessions.Entry) int64 { return 8 * int64(len(p)) },
+		func() []*sessions.Entry { return ss.tree.PathTo(id) })
+}
+
 func (d *branchDir) list() ([]child, error) {
 	out := []child{d.context(), d.transcript()}
 	err := d.s.with(func(ss *session) error {
-		path := ss.tree.PathTo(d.id)
+		path := pathTo(d.r.st, ss, d.id)
 		if len(path) == 0 {
 			return ErrNotFound
 		}
@@ -254,7 +261,7 @@ func (d *branchDir) lookup(name string) (child, error) {
 	}
 	var c child
 	err := d.s.with(func(ss *session) error {
-		path := ss.tree.PathTo(d.id)
+		path := pathTo(d.r.st, ss, d.id)
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
 			return ErrNotFound
 		}
@@ -296,33 +303,50 @@ func newSegmentDir(s sessionRef, first string) *segmentDir {
 	return d
 }
 
+// segInfo is one folder of tree/: its segment's nodes, the position of the
+// first on its root path, and the segments that start below it.
+type segInfo struct {
+	nodes []*tree.Node
+	pos   int
+	next  []*tree.Node
+}
+
+// segmentTable is tree/ for one version of a session, made once from
+// tree.Segments: by the first entry's id, "" for tree/ itself.
+func segmentTable(st *store, ss *session) map[string]*segInfo {
+	return rendered(st, ss, "segments", func(m map[string]*segInfo) int64 { return 96 * int64(len(m)+ss.tree.Len()) },
+		func() map[string]*segInfo {
+			m := map[string]*segInfo{}
+			top := &segInfo{}
+			m[""] = top
+			type job struct {
+				segs []*tree.Segment
+				pos  int
+				into *segInfo
+			}
+			stack := []job{{ss.tree.Segments(), 1, top}}
+			for len(stack) > 0 {
+				j := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, sg := range j.segs {
+					info := &segInfo{nodes: sg.Nodes, pos: j.pos}
+					j.into.next = append(j.into.next, sg.Nodes[0])
+					m[sg.ID()] = info
+					stack = append(stack, job{sg.Children, j.pos + len(sg.Nodes), info})
+				}
+			}
+			return m
+		})
+}
+
 // segment returns the segment's entries, the position of the first on its
 // root path, and the segments that start below it (the roots for tree/).
-func (d *segmentDir) segment(t *tree.Tree) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
-	if d.first == "" {
-		for _, r := range t.Roots() {
-			if !(r.IsLeafRecord() && len(r.Children) == 0) {
-				next = append(next, r)
-			}
-		}
-		return nil, 0, next, nil
-	}
-	n := t.Node(d.first)
-	if n == nil {
+func (d *segmentDir) segment(st *store, ss *session) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
+	info := segmentTable(st, ss)[d.first]
+	if info == nil {
 		return nil, 0, nil, ErrNotFound
 	}
-	pos = len(t.PathTo(d.first))
-	seen := map[*tree.Node]bool{}
-	for !seen[n] {
-		seen[n] = true
-		nodes = append(nodes, n)
-		vis := n.Visible()
-		if len(vis) != 1 {
-			return nodes, pos, vis, nil
-		}
-		n = vis[0]
-	}
-	return nodes, pos, nil, nil // a cycle: stop where it repeats
+	return info.nodes, info.pos, info.next, nil
 }
 
 func (d *segmentDir) mtime() (time.Time, error) {
@@ -331,7 +355,7 @@ func (d *segmentDir) mtime() (time.Time, error) {
 	}
 	var mt time.Time
 	err := d.s.with(func(ss *session) error {
-		nodes, _, _, err := d.segment(ss.tree)
+		nodes, _, _, err := d.segment(d.r.st, ss)
 		if err != nil {
 			return err
 		}
@@ -351,7 +375,7 @@ func (d *segmentDir) mtime() (time.Time, error) {
 func (d *segmentDir) list() ([]child, error) {
 	var out []child
 	err := d.s.with(func(ss *session) error {
-		nodes, pos, next, err := d.segment(ss.tree)
+		nodes, pos, next, err := d.segment(d.r.st, ss)
 		if err != nil {
 			return err
 		}
@@ -369,7 +393,7 @@ func (d *segmentDir) list() ([]child, error) {
 func (d *segmentDir) lookup(name string) (child, error) {
 	var c child
 	err := d.s.with(func(ss *session) error {
-		nodes, pos, next, err := d.segment(ss.tree)
+		nodes, pos, next, err := d.segment(d.r.st, ss)
 		if err != nil {
 			return err
 		}

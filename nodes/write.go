@@ -187,8 +187,7 @@ func (rs *refusals) get(path string) ([]byte, time.Time) {
 
 // refused records a refused write to the session.
 func (s sessionRef) refused(err error) {
-	path := s.r.st.sessionPath(s.project, s.name)
-	s.r.refused.add(path, err.Error())
+	s.r.refused.add(s.project+"/"+s.name, err.Error())
 	logger.Printf("pifs: %s/%s: write refused: %v", s.project, s.name, err)
 }
 
@@ -216,7 +215,7 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 					if retried {
 						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
 					}
-					if err := ss.refresh(true); err != nil {
+					if err := s.r.st.reread(ss); err != nil {
 						return err
 					}
 					continue
@@ -231,7 +230,7 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 			}
 			// The writer reads its own write at once: the views are
 			// refreshed here (the watcher tells the kernel later).
-			if err := ss.refresh(true); err != nil {
+			if err := s.r.st.reread(ss); err != nil {
 				logger.Printf("pifs: %s: reading back after a write: %v", ss.path, err)
 			}
 			return nil

@@ -27,7 +27,7 @@ func v1Store(t *testing.T) (sessionRef, string) {
 	}
 	path := filepath.Join(dir, "p", "s.jsonl")
 	os.WriteFile(path, data, 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheSize: 4, Logger: log.New(io.Discard, "", 0)})
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: log.New(io.Discard, "", 0)})
 	return sessionRef{r, "p", "s"}, path
 }
 

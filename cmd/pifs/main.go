@@ -44,7 +44,7 @@ func run(args []string) int {
 		allowOther  = flags.Bool("allow-other", false, "let other users access the mount (implies default_permissions)")
 		mountOpts   = flags.StringArrayP("options", "o", nil, "mount options, comma-separated (fstab style)")
 		debug       = flags.Bool("debug", false, "log every FUSE request")
-		cacheSize   = flags.Int("cache-size", 64, "number of parsed sessions kept in memory")
+		cacheSize   = flags.Int64("cache-size", fs.DefaultCacheBytes, "bytes kept in memory: parsed sessions and renderings")
 		pidFile     = flags.String("pid-file", "", "write the serving process's pid to this file")
 		showVersion = flags.Bool("version", false, "print the version and exit")
 		help        = flags.BoolP("help", "h", false, "show this help")
@@ -90,7 +90,7 @@ func run(args []string) int {
 		AllowOther:   *allowOther,
 		MountOptions: *mountOpts,
 		Debug:        *debug,
-		CacheSize:    *cacheSize,
+		CacheBytes:   *cacheSize,
 		Logger:       log.New(os.Stderr, "pifs: ", log.LstdFlags),
 	}
 	m, err := fs.Mount(mountpoint, o)

@@ -1,0 +1,642 @@
+package sessions
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Index is a store as a mount lists it: its projects, their sessions known
+// by header, and sessions by id. It reads the store's folder the first time
+// projects are listed, a project's folder the first time the project is
+// listed, and a file's header once per version of the file (an append only
+// costs a stat). Afterwards it answers from memory: Update and Poll, driven
+// by a Watcher, keep it current, and report what changed.
+//
+// A store holds both of pi's layouts: one folder per working directory
+// (`--home-user-proj--/`), and session files flat at the top of a directory
+// the user chose. A flat file is listed in the project folder pi would give
+// its header's cwd.
+type Index struct {
+	dir string
+
+	mu       sync.Mutex
+	loaded   bool // the store's folder was read
+	missing  bool // the store's folder does not exist (yet)
+	projects map[string]*project
+	flat     map[string]*File // files at the top of the store, by name
+	byID     map[string][]*File
+	all      bool // every project folder was read
+	// onDir is called with each folder whose contents the index relies on
+	// (the store, every project it read from), so a watcher can watch it.
+	onDir func(dir string)
+
+	counts struct{ stats, headers atomic.Int64 }
+	gen    atomic.Uint64 // counts changes to the sessions held
+}
+
+// Gen changes whenever a session is added, removed or changed.
+func (x *Index) Gen() uint64 { return x.gen.Load() }
+
+type project struct {
+	name   string
+	folder bool // a folder of the store (else only flat files name it)
+	loaded bool // the folder was read
+	files  map[string]*File
+	sorted []*File // nil when files changed
+}
+
+// File is one session file as the index knows it: a version of the file,
+// replaced by a new File when the file changes.
+type File struct {
+	// Project is the project folder it is listed in, Name its file name
+	// without .jsonl.
+	Project, Name, Path string
+	// Flat tells that the file is at the top of the store (pi's layout for a
+	// sessions directory the user chose).
+	Flat   bool
+	Sig    Sig
+	Header *Header // nil: not a session
+
+	tailOnce sync.Once
+	tail     Tail
+	tailErr  error
+
+	mu    sync.Mutex
+	sizes map[string]int64
+}
+
+// Tail reads the end of the file once per version: the leaf and the last
+// activity.
+func (f *File) Tail() (Tail, error) {
+	f.tailOnce.Do(func() {
+		var version float64 = CurrentVersion
+		if f.Header != nil {
+			version = f.Header.Version
+		}
+		f.tail, f.tailErr = ReadTail(f.Path, version)
+	})
+	return f.tail, f.tailErr
+}
+
+// Size returns a size recorded for a view of this version of the file.
+func (f *File) Size(view string) (int64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.sizes[view]
+	return n, ok
+}
+
+// SetSize records the size of a view of this version of the file, so that
+// stat never renders a view twice while the file is unchanged.
+func (f *File) SetSize(view string, n int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sizes == nil {
+		f.sizes = map[string]int64{}
+	}
+	f.sizes[view] = n
+}
+
+// Change is one difference the index found: a session that appeared (Old
+// nil), went away (New nil) or changed; or, with Name "", a project folder
+// that appeared or went away.
+type Change struct {
+	Project, Name string
+	Old, New      *File
+}
+
+// NewIndex indexes the store at dir. Nothing is read until asked.
+func NewIndex(dir string) *Index {
+	return &Index{dir: dir, projects: map[string]*project{}, flat: map[string]*File{}, byID: map[string][]*File{}}
+}
+
+// Dir is the store's folder.
+func (x *Index) Dir() string { return x.dir }
+
+// OnDir sets the function told about every folder the index reads from.
+func (x *Index) OnDir(fn func(dir string)) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.onDir = fn
+}
+
+// Counts reports how many files the index has stat'ed and how many headers
+// it has read (for tests that guard a cost).
+func (x *Index) Counts() (stats, headers int64) {
+	return x.counts.stats.Load(), x.counts.headers.Load()
+}
+
+// Missing tells that the store's folder does not exist (yet).
+func (x *Index) Missing() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadRoot()
+	return x.missing
+}
+
+// Projects lists the project folders, sorted: the store's folders and the
+// folders pi would give the cwd of its flat files.
+func (x *Index) Projects() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadRoot()
+	var out []string
+	for name, p := range x.projects {
+		if p.shown() {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *project) shown() bool {
+	if p.folder {
+		return true
+	}
+	for _, f := range p.files {
+		if f.Header != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// HasProject tells whether a project is listed.
+func (x *Index) HasProject(name string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadRoot()
+	p := x.projects[name]
+	return p != nil && p.shown()
+}
+
+// ProjectFolder is whether a project has a folder of its own in the store
+// (else only flat files name it), and its path.
+func (x *Index) ProjectFolder(name string) (string, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadRoot()
+	p := x.projects[name]
+	return filepath.Join(x.dir, name), p != nil && p.folder
+}
+
+// Sessions lists a project's sessions, sorted by name.
+func (x *Index) Sessions(project string) ([]*File, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadRoot()
+	p := x.projects[project]
+	if p == nil || !p.shown() {
+		return nil, fs.ErrNotExist
+	}
+	x.loadProject(p)
+	return p.list(), nil
+}
+
+func (p *project) list() []*File {
+	if p.sorted == nil {
+		p.sorted = make([]*File, 0, len(p.files))
+		for _, f := range p.files {
+			if f.Header != nil {
+				p.sorted = append(p.sorted, f)
+			}
+		}
+		sort.Slice(p.sorted, func(i, j int) bool { return p.sorted[i].Name < p.sorted[j].Name })
+	}
+	return p.sorted
+}
+
+// Lookup finds one session. In a project not listed yet, only that file is
+// read.
+func (x *Index) Lookup(project, name string) (*File, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadRoot()
+	p := x.projects[project]
+	if p == nil {
+		return nil, fs.ErrNotExist
+	}
+	f := p.files[name]
+	if f == nil && p.folder && validFileName(name) {
+		// Not known: in a project not listed yet, read just this file; in
+		// one listed, a file created a moment ago, before its change event.
+		x.watch(filepath.Join(x.dir, project))
+		f = x.load(filepath.Join(x.dir, project, name+".jsonl"), nil)
+		if f != nil {
+			f.Project, f.Name = project, name
+			x.put(p, f)
+		}
+	}
+	if f == nil || f.Header == nil {
+		return nil, fs.ErrNotExist
+	}
+	return f, nil
+}
+
+// ByID finds the session with a given id; when several files share it, the
+// first in project and name order. The first call reads every project.
+func (x *Index) ByID(id string) (*File, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadAll()
+	fs := x.byID[id]
+	if len(fs) == 0 {
+		return nil, false
+	}
+	return fs[0], true
+}
+
+// All returns every session, in project and name order. The first call
+// reads every project.
+func (x *Index) All() []*File {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.loadAll()
+	names := make([]string, 0, len(x.projects))
+	for n := range x.projects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []*File
+	for _, n := range names {
+		out = append(out, x.projects[n].list()...)
+	}
+	return out
+}
+
+// Update looks again at one path the store changed at (a file or a folder,
+// as a watcher reports it) and returns what changed.
+func (x *Index) Update(path string) []Change {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.loaded {
+		return nil
+	}
+	path = filepath.Clean(path)
+	if path == x.dir || !within(path, x.dir) {
+		return x.scanRoot()
+	}
+	rel, _ := filepath.Rel(x.dir, path)
+	parts := strings.Split(rel, string(filepath.Separator))
+	switch len(parts) {
+	case 1:
+		if strings.HasSuffix(parts[0], ".jsonl") {
+			if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+				return x.updateFlat(parts[0])
+			}
+		}
+		return x.scanRoot()
+	case 2:
+		name, ok := strings.CutSuffix(parts[1], ".jsonl")
+		p := x.projects[parts[0]]
+		if !ok || p == nil || !p.folder {
+			if p == nil {
+				return x.scanRoot()
+			}
+			return nil
+		}
+		if !p.loaded && p.files[name] == nil {
+			return nil // nobody looked: it is read when someone does
+		}
+		return x.updateFile(p, name)
+	}
+	return nil
+}
+
+// Poll looks at everything the index holds, for stores where no change
+// events come (network file systems), and returns what changed.
+func (x *Index) Poll() []Change {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.loaded {
+		return nil
+	}
+	changes := x.scanRoot()
+	for _, p := range x.projects {
+		if !p.folder {
+			continue
+		}
+		if p.loaded {
+			changes = append(changes, x.scanProject(p)...)
+			continue
+		}
+		for name := range p.files {
+			changes = append(changes, x.updateFile(p, name)...)
+		}
+	}
+	return changes
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func validFileName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, "/\x00")
+}
+
+func (x *Index) watch(dir string) {
+	if x.onDir != nil {
+		x.onDir(dir)
+	}
+}
+
+// loadRoot reads the store's folder once.
+func (x *Index) loadRoot() {
+	if !x.loaded {
+		x.scanRoot()
+	}
+}
+
+// loadProject reads a project's folder once.
+func (x *Index) loadProject(p *project) {
+	if p.folder && !p.loaded {
+		x.scanProject(p)
+	}
+}
+
+func (x *Index) loadAll() {
+	x.loadRoot()
+	if x.all {
+		return
+	}
+	for _, p := range x.projects {
+		x.loadProject(p)
+	}
+	x.all = true
+}
+
+// scanRoot reads the store's folder: project folders and flat files.
+func (x *Index) scanRoot() []Change {
+	x.watch(x.dir)
+	des, err := os.ReadDir(x.dir)
+	x.loaded = true
+	x.missing = errors.Is(err, fs.ErrNotExist)
+	if err != nil {
+		des = nil
+	}
+	var changes []Change
+	folders := map[string]bool{}
+	flats := map[string]bool{}
+	for _, de := range des {
+		name := de.Name()
+		isDir := de.IsDir()
+		if de.Type()&os.ModeSymlink != 0 {
+			fi, err := os.Stat(filepath.Join(x.dir, name))
+			isDir = err == nil && fi.IsDir()
+		}
+		switch {
+		case isDir:
+			folders[name] = true
+		case strings.HasSuffix(name, ".jsonl"):
+			flats[name] = true
+		}
+	}
+	for name := range folders {
+		p := x.projects[name]
+		if p == nil {
+			p = &project{name: name, files: map[string]*File{}}
+			x.projects[name] = p
+		}
+		if !p.folder {
+			p.folder = true
+			changes = append(changes, Change{Project: name})
+			if x.all {
+				changes = append(changes, x.scanProject(p)...)
+			}
+		}
+	}
+	for name, p := range x.projects {
+		if p.folder && !folders[name] {
+			// The folder went away: its own files with it.
+			p.folder, p.loaded = false, false
+			for n, f := range p.files {
+				if !f.Flat {
+					x.remove(p, n)
+					if f.Header != nil {
+						changes = append(changes, Change{Project: name, Name: n, Old: f})
+					}
+				}
+			}
+			changes = append(changes, Change{Project: name})
+		}
+	}
+	for name := range flats {
+		changes = append(changes, x.updateFlat(name)...)
+	}
+	for name := range x.flat {
+		if !flats[name+".jsonl"] {
+			changes = append(changes, x.updateFlat(name+".jsonl")...)
+		}
+	}
+	x.dropEmpty()
+	return changes
+}
+
+// dropEmpty forgets projects that have neither a folder nor files.
+func (x *Index) dropEmpty() {
+	for name, p := range x.projects {
+		if !p.folder && len(p.files) == 0 {
+			delete(x.projects, name)
+		}
+	}
+}
+
+// scanProject reads a project's folder.
+func (x *Index) scanProject(p *project) []Change {
+	dir := filepath.Join(x.dir, p.name)
+	x.watch(dir) // before reading, so no file created meanwhile is missed
+	des, err := os.ReadDir(dir)
+	p.loaded = true
+	if err != nil {
+		des = nil
+	}
+	var changes []Change
+	seen := map[string]bool{}
+	for _, de := range des {
+		name, ok := strings.CutSuffix(de.Name(), ".jsonl")
+		if !ok || de.IsDir() {
+			continue
+		}
+		if old := p.files[name]; old != nil && old.Flat {
+			continue // a flat file of the same name keeps the place
+		}
+		seen[name] = true
+		changes = append(changes, x.updateFile(p, name)...)
+	}
+	for name, f := range p.files {
+		if !f.Flat && !seen[name] {
+			changes = append(changes, x.updateFile(p, name)...)
+		}
+	}
+	return changes
+}
+
+// updateFile looks again at a project folder's file.
+func (x *Index) updateFile(p *project, name string) []Change {
+	old := p.files[name]
+	if old != nil && old.Flat {
+		return nil
+	}
+	f := x.load(filepath.Join(x.dir, p.name, name+".jsonl"), old)
+	if f == old {
+		return nil
+	}
+	if f == nil {
+		x.remove(p, name)
+	} else {
+		f.Project, f.Name = p.name, name
+		x.put(p, f)
+	}
+	return changeOf(p.name, name, old, f)
+}
+
+// updateFlat looks again at a file at the top of the store; it may move to
+// another project when its header changed.
+func (x *Index) updateFlat(file string) []Change {
+	name := strings.TrimSuffix(file, ".jsonl")
+	old := x.flat[name]
+	f := x.load(filepath.Join(x.dir, file), old)
+	if f == old {
+		return nil
+	}
+	var changes []Change
+	if old != nil {
+		if p := x.projects[old.Project]; p != nil && p.files[name] == old {
+			x.remove(p, name)
+		}
+		delete(x.flat, name)
+	}
+	if f != nil && f.Header != nil {
+		f.Flat, f.Name, f.Project = true, name, ProjectFolderOf(f.Header.Cwd)
+		x.flat[name] = f
+		p := x.projects[f.Project]
+		if p == nil {
+			p = &project{name: f.Project, files: map[string]*File{}}
+			x.projects[f.Project] = p
+			changes = append(changes, Change{Project: f.Project})
+		}
+		x.put(p, f)
+	}
+	switch {
+	case old != nil && f != nil && f.Header != nil && old.Project == f.Project:
+		changes = append(changes, changeOf(f.Project, name, old, f)...)
+	default:
+		if old != nil {
+			changes = append(changes, changeOf(old.Project, name, old, nil)...)
+		}
+		if f != nil && f.Header != nil {
+			changes = append(changes, changeOf(f.Project, name, nil, f)...)
+		}
+	}
+	x.dropEmpty()
+	return changes
+}
+
+func changeOf(project, name string, old, f *File) []Change {
+	if old != nil && old.Header == nil {
+		old = nil
+	}
+	if f != nil && f.Header == nil {
+		f = nil
+	}
+	if old == nil && f == nil {
+		return nil
+	}
+	return []Change{{Project: project, Name: name, Old: old, New: f}}
+}
+
+// load returns the file at path as it is now: old when unchanged, a new
+// File (Header nil when it is not a session), or nil when it is gone.
+func (x *Index) load(path string, old *File) *File {
+	x.counts.stats.Add(1)
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	sig := SigOf(fi)
+	if old != nil && old.Sig == sig {
+		return old
+	}
+	f := &File{Path: path, Sig: sig}
+	if old != nil && old.Header != nil && sig.Grew(old.Sig) {
+		f.Header = old.Header // appends never change the header
+		return f
+	}
+	x.counts.headers.Add(1)
+	fd, fi, err := openRegular(path)
+	if err != nil {
+		return f
+	}
+	defer fd.Close()
+	f.Sig = SigOf(fi)
+	if h, err := readHeader(fd); err == nil {
+		f.Header = h
+	}
+	return f
+}
+
+// put places f in p, keeping the id map.
+func (x *Index) put(p *project, f *File) {
+	if old := p.files[f.Name]; old != nil {
+		x.unID(old)
+	}
+	p.files[f.Name] = f
+	p.sorted = nil
+	x.gen.Add(1)
+	if f.Header == nil {
+		return
+	}
+	list := append(x.byID[f.Header.ID], f)
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].Project != list[j].Project {
+			return list[i].Project < list[j].Project
+		}
+		return list[i].Name < list[j].Name
+	})
+	x.byID[f.Header.ID] = list
+}
+
+func (x *Index) remove(p *project, name string) {
+	if old := p.files[name]; old != nil {
+		x.unID(old)
+		delete(p.files, name)
+		p.sorted = nil
+		x.gen.Add(1)
+	}
+}
+
+func (x *Index) unID(f *File) {
+	if f.Header == nil {
+		return
+	}
+	list := x.byID[f.Header.ID]
+	for i, g := range list {
+		if g == f {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(x.byID, f.Header.ID)
+	} else {
+		x.byID[f.Header.ID] = list
+	}
+}
+
+// ProjectFolderOf is the folder pi gives a working directory in its default
+// layout: "--" + the path without its leading separator, with separators
+// and colons as "-", + "--".
+func ProjectFolderOf(cwd string) string {
+	s := strings.TrimPrefix(cwd, "/")
+	s = strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(s)
+	return "--" + s + "--"
+}

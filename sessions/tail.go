@@ -1,0 +1,138 @@
+package sessions
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"os"
+	"syscall"
+
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// Tail is what the end of a session file tells without parsing the rest:
+// where the session stands and when it was last active.
+type Tail struct {
+	// Activity is the time (ms since the epoch) of the last entry with a
+	// valid timestamp; HasActivity is false when none is found within the
+	// last few MiB.
+	Activity    float64
+	HasActivity bool
+	// Leaf is the id the session stands at, as tree.Tree.LeafID gives it:
+	// the last entry's id, or for a pifs leaf record the entry it moved
+	// to. "" when there is none. LeafKnown is false when the tail cannot
+	// tell (a version 1 or 2 file, whose ids are assigned on parse, or a
+	// last entry beyond the scanned part): then the session must be parsed.
+	Leaf      string
+	LeafKnown bool
+}
+
+// tailScanLimit bounds how much of a file's end is read for its tail.
+const tailScanLimit = 4 << 20
+
+// leafRecordType is tree.LeafRecordType (tree imports this package).
+const leafRecordType = "pifs.leaf"
+
+// openRegular opens a file for reading without ever blocking (a FIFO or
+// device put in a session's place must not hang the mount), and refuses
+// anything that is not a regular file.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, ErrNotSession
+	}
+	return f, fi, nil
+}
+
+// ReadTail reads a session file from its end: the last entry (for the leaf)
+// and the last valid timestamp (for the activity). version is the header's.
+func ReadTail(path string, version float64) (Tail, error) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return Tail{}, err
+	}
+	defer f.Close()
+	return readTail(f, fi.Size(), version)
+}
+
+func readTail(f io.ReaderAt, size int64, version float64) (Tail, error) {
+	var t Tail
+	leafDone := false
+	if version < CurrentVersion {
+		leafDone = true // ids are assigned on parse
+	}
+	// Read backwards in growing chunks: the last line usually fits in the
+	// first 4 KiB.
+	chunk := int64(4 << 10)
+	end := size
+	var carry []byte // the start of a line cut by the previous chunk
+	for end > 0 && size-end < tailScanLimit {
+		start := max(0, end-chunk)
+		buf := make([]byte, end-start, end-start+int64(len(carry)))
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return Tail{}, err
+		}
+		buf = append(buf, carry...)
+		lines := bytes.Split(buf, []byte{'\n'})
+		from := 0
+		if start > 0 {
+			carry = append([]byte(nil), lines[0]...)
+			from = 1
+		} else {
+			carry = nil
+		}
+		first := -1
+		if start == 0 {
+			first = firstValue(lines)
+		}
+		for i := len(lines) - 1; i >= from; i-- {
+			e, ok := parseLine(lines[i], 0, 0)
+			if !ok || (e.Object && e.Type == "session") {
+				continue
+			}
+			if i == first {
+				// The file's first value is its header, never an
+				// entry, whatever it holds.
+				continue
+			}
+			if !leafDone {
+				leafDone, t.LeafKnown = true, true
+				t.Leaf = e.ID
+				if e.Type == "custom" {
+					if ct, _ := e.Str("customType"); ct == leafRecordType {
+						t.Leaf = e.ParentID
+					}
+				}
+			}
+			if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
+				t.Activity, t.HasActivity = ms, true
+				return t, nil
+			}
+		}
+		end = start
+		chunk = min(chunk*2, 1<<20)
+	}
+	if end == 0 && !leafDone {
+		t.LeafKnown = true // no entry at all
+	}
+	return t, nil
+}
+
+// firstValue is the index of the first line that parses (the header).
+func firstValue(lines [][]byte) int {
+	for i, l := range lines {
+		if _, ok := parseLine(l, 0, 0); ok {
+			return i
+		}
+	}
+	return -1
+}
