@@ -34,6 +34,8 @@ type Options struct {
 	// the kernel.
 	MountOptions []string
 	Debug        bool
+	// readDirPlus turns READDIRPLUS back on (-o readdirplus), to measure it.
+	readDirPlus bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings (default DefaultCacheBytes).
 	CacheBytes int64
@@ -78,6 +80,8 @@ func parseMountOptions(o *Options) []string {
 				o.AllowOther = true
 			case opt == "debug":
 				o.Debug = true
+			case opt == "readdirplus":
+				o.readDirPlus = true
 			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), strings.HasPrefix(opt, "comment="):
 			default:
 				kernel = append(kernel, opt)
@@ -185,6 +189,10 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			Debug:         o.Debug,
 			Logger:        o.Logger,
 			DisableXAttrs: true,
+			// A listing gives names only: with READDIRPLUS the kernel
+			// would look up every name of every folder a walk passes,
+			// rendering each computed file for its size.
+			DisableReadDirPlus: !o.readDirPlus,
 			// Entry files keep their pages; the others are direct I/O.
 			ExplicitDataCacheControl: true,
 			MaxReadAhead:             128 << 10,

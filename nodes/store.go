@@ -32,7 +32,10 @@ type store struct {
 	cwdCache *cwdTree
 }
 
+// newStore keeps what it caches within three quarters of the budget: the
+// rest is room for the collector and for work in flight.
 func newStore(dir string, budget int64) *store {
+	budget = budget / 4 * 3
 	if budget < 1<<20 {
 		budget = 1 << 20
 	}
@@ -164,8 +167,9 @@ type session struct {
 }
 
 // parseCost is what a parsed session holds besides its renderings: its
-// bytes and their entries.
-func parseCost(size int64) int64 { return size + size/2 }
+// bytes, their entries, the tree and the context at the leaf (measured:
+// about twice the file).
+func parseCost(size int64) int64 { return 2 * size }
 
 // withSession runs fn with the parsed, up-to-date session, locked.
 func (st *store) withSession(project, name string, fn func(s *session) error) error {

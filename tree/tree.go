@@ -60,7 +60,13 @@ type Tree struct {
 	labelOrder []string
 	name       string
 	leafCtx    leafContext
+	// steps counts the nodes path walks visited (for tests that guard a
+	// cost).
+	steps int64
 }
+
+// Steps is how many nodes path walks have visited so far.
+func (t *Tree) Steps() int64 { return t.steps }
 
 // New builds the tree of a parsed log.
 func New(l *sessions.Log) *Tree {
@@ -345,6 +351,7 @@ func (t *Tree) pathFrom(e *sessions.Entry) []*sessions.Entry {
 	// remembering what was seen.
 	limit := len(t.byID) + 1
 	for ; n != nil; n = n.Parent {
+		t.steps++
 		if len(path) > limit {
 			seen := make(map[*sessions.Entry]bool, len(path))
 			for _, p := range path {

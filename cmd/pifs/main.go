@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	rdebug "runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -93,6 +94,9 @@ func run(args []string) int {
 		CacheBytes:   *cacheSize,
 		Logger:       log.New(os.Stderr, "pifs: ", log.LstdFlags),
 	}
+	// The Go heap is kept near the cache's budget: what is cached is
+	// counted in bytes, and the collector returns the rest.
+	rdebug.SetMemoryLimit(o.CacheBytes + 64<<20)
 	m, err := fs.Mount(mountpoint, o)
 	if err != nil {
 		report(ready, "error: "+err.Error())

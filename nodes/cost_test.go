@@ -1,0 +1,128 @@
+package nodes
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pifs/pifs/bench/gen"
+)
+
+// costStore makes a store of n small sessions in one project and one
+// session of entries entries, and a root over it.
+func costStore(t *testing.T, n, entries int) (*Root, string) {
+	t.Helper()
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "--home-u-p--")
+	os.MkdirAll(proj, 0o755)
+	for i := 0; i < n; i++ {
+		line := fmt.Sprintf(`{"type":"session","version":3,"id":"id-%05d","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/home/u/p"}`+"\n", i)
+		os.WriteFile(filepath.Join(proj, fmt.Sprintf("s%05d.jsonl", i)), []byte(line), 0o644)
+	}
+	f, err := os.Create(filepath.Join(proj, "big.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.Session(f, entries, 200); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: log.New(io.Discard, "", 0)}), "--home-u-p--"
+}
+
+// TestByIDLookupCost: once by-id is listed, looking up and reading a link
+// stats no file, reads no header and parses no session, however many
+// sessions the store holds.
+func TestByIDLookupCost(t *testing.T) {
+	r, _ := costStore(t, 2000, 10)
+	d := newByIDDir(r)
+	names, err := d.list()
+	if err != nil || len(names) != 2001 {
+		t.Fatalf("list: %v, %d names", err, len(names))
+	}
+	stats, headers := r.st.x.Counts()
+	opened := r.st.opened.Load()
+	for _, c := range names {
+		got, err := d.lookup(c.name)
+		if err != nil || got.ino != c.ino {
+			t.Fatalf("lookup %s: %v", c.name, err)
+		}
+		if _, _, err := newByIDLink(r, mustDecode(t, c.name)).target(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, h2 := r.st.x.Counts()
+	if s2 != stats || h2 != headers || r.st.opened.Load() != opened {
+		t.Errorf("2001 by-id lookups and readlinks cost %d stats, %d header reads, %d parses; want none",
+			s2-stats, h2-headers, r.st.opened.Load()-opened)
+	}
+}
+
+func mustDecode(t *testing.T, name string) string {
+	id, ok := decodeName(name)
+	if !ok {
+		t.Fatalf("%q does not decode", name)
+	}
+	return id
+}
+
+// TestBranchLookupCost: looking up every name of branches/<leaf> and of
+// every tree/ folder walks the tree a bounded number of times per
+// listing, not once per name (which made `ls -l` quadratic in depth).
+func TestBranchLookupCost(t *testing.T) {
+	const entries = 5000
+	r, proj := costStore(t, 0, entries)
+	s := sessionRef{r, proj, "big"}
+	var leaf string
+	var steps func() int64
+	s.with(func(ss *session) error {
+		leaf = ss.tree.LeafID()
+		steps = ss.tree.Steps
+		return nil
+	})
+	d := newBranchDir(s, leaf)
+	list, err := d.list()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := steps()
+	for _, c := range list {
+		if _, err := d.lookup(c.name); err != nil {
+			t.Fatalf("lookup %s: %v", c.name, err)
+		}
+	}
+	if n := steps() - before; n > entries {
+		t.Errorf("looking up %d names of branches/<leaf> walked %d nodes; want at most one walk (%d)", len(list), n, entries)
+	}
+
+	// tree/: every folder, every name.
+	before = steps()
+	looked := 0
+	queue := []*segmentDir{newSegmentDir(s, "")}
+	for len(queue) > 0 {
+		sd := queue[0]
+		queue = queue[1:]
+		kids, err := sd.list()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range kids {
+			looked++
+			if _, err := sd.lookup(c.name); err != nil {
+				t.Fatalf("tree lookup %s: %v", c.name, err)
+			}
+			if c.mode == 0o040000 {
+				queue = append(queue, newSegmentDir(s, mustDecode(t, c.name)))
+			}
+		}
+	}
+	if looked < entries {
+		t.Errorf("tree/ showed %d names for %d entries", looked, entries)
+	}
+	if n := steps() - before; n > 2*entries {
+		t.Errorf("looking up %d names in tree/ walked %d nodes; want O(entries)", looked, n)
+	}
+}
