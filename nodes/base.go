@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -220,6 +221,15 @@ func (f *file) fillAttr(out *fuse.Attr) error {
 }
 
 func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if h, ok := fh.(*growing); ok {
+		// fstat of a followed file: the size it has grown to.
+		if err := f.fillAttr(&out.Attr); err != nil {
+			return toErrno(err)
+		}
+		out.Attr.Size = uint64(h.size())
+		out.Attr.Blocks = (out.Attr.Size + 511) / 512
+		return 0
+	}
 	return toErrno(f.fillAttr(&out.Attr))
 }
 
@@ -256,6 +266,13 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		// and reads are never served from a stale cache.
 		return &controlHandle{f: f}, fuse.FOPEN_DIRECT_IO, 0
 	}
+	if g, ok := f.src.(grower); ok {
+		data, state, err := g.start()
+		if err != nil {
+			return nil, 0, toErrno(err)
+		}
+		return &growing{src: g, data: data, state: state}, fuse.FOPEN_DIRECT_IO, 0
+	}
 	data, _, err := f.src.content()
 	if err != nil {
 		return nil, 0, toErrno(err)
@@ -269,6 +286,8 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	switch h := fh.(type) {
 	case *snapshot:
+		return h.Read(ctx, dest, off)
+	case *growing:
 		return h.Read(ctx, dest, off)
 	case *controlHandle:
 		return h.Read(ctx, dest, off)
@@ -292,6 +311,60 @@ func (s *snapshot) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadR
 	}
 	end := min(int64(len(s.data)), off+int64(len(dest)))
 	return fuse.ReadResultData(s.data[off:end]), 0
+}
+
+// grower is a fileSource whose open file follows the session: a rendering
+// that, while the session grows under it, grows by what the new entries
+// add (tail -f). Where the new rendering does not extend the one served
+// (the leaf moved elsewhere, the file was rewritten), the open file keeps
+// its snapshot to the end, and a new open sees the new rendering.
+type grower interface {
+	fileSource
+	// start gives the content at open and the state to extend it from.
+	start() (data []byte, state any, err error)
+	// extend gives the bytes the session's current version adds to what
+	// state rendered (none when it adds nothing or is no extension).
+	extend(state any) (more []byte, next any, err error)
+}
+
+// growing is an open file of a grower.
+type growing struct {
+	src grower
+
+	mu    sync.Mutex
+	data  []byte
+	state any
+}
+
+var _ = (fs.FileReader)((*growing)(nil))
+
+// grow adds what the session added since the last look. h.mu is held.
+func (h *growing) grow() {
+	more, next, err := h.src.extend(h.state)
+	if err != nil || next == nil {
+		return
+	}
+	h.state = next
+	if len(more) > 0 {
+		// A new array: earlier reads may still hold slices of the old.
+		h.data = append(h.data[:len(h.data):len(h.data)], more...)
+	}
+}
+
+func (h *growing) size() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.grow()
+	return len(h.data)
+}
+
+func (h *growing) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if off+int64(len(dest)) > int64(len(h.data)) {
+		h.grow()
+	}
+	return (&snapshot{h.data}).Read(ctx, dest, off)
 }
 
 // linkSource gives a symlink its target.

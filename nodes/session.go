@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
 )
 
 // sessionRef names one session of the store; nodes inside a session folder
@@ -372,6 +373,71 @@ func (f *transcriptFile) content() ([]byte, time.Time, error) {
 		return f.s.render(transcriptName, func(ss *session) []byte { return renderTranscript(ss.tree.LeafPath()) })
 	}
 	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return renderTranscript(ss.tree.PathTo(f.at)) })
+}
+
+// followed is where an open transcript stands: the version of the file it
+// rendered and the path it rendered.
+type followed struct {
+	file *sessions.File
+	tree *tree.Tree
+	path []*sessions.Entry
+}
+
+// path is the path the transcript shows: to the leaf, or to the branch's
+// entry.
+func (f *transcriptFile) path(ss *session) []*sessions.Entry {
+	if f.branch {
+		return pathTo(f.s.r.st, ss, f.at)
+	}
+	return ss.tree.LeafPath()
+}
+
+func (f *transcriptFile) start() ([]byte, any, error) {
+	var st followed
+	var data []byte
+	err := f.s.with(func(ss *session) error {
+		if f.branch && ss.tree.Node(f.at) == nil {
+			return ErrNotFound
+		}
+		st = followed{ss.file, ss.tree, f.path(ss)}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	data, _, err = f.content()
+	return data, st, err
+}
+
+// extend follows the session when it grew under the path shown: the
+// current leaf's path starts with it (the same entries, not re-read).
+func (f *transcriptFile) extend(state any) ([]byte, any, error) {
+	st := state.(followed)
+	m, err := f.s.meta()
+	if err != nil || m == st.file {
+		return nil, nil, nil
+	}
+	var more []byte
+	var next any
+	err = f.s.with(func(ss *session) error {
+		if ss.tree != st.tree && !ss.file.Sig.Grew(st.file.Sig) {
+			return nil // rewritten: not the entries shown
+		}
+		path, n := ss.tree.LeafPath(), len(st.path)
+		if len(path) < n || (n > 0 && !sameEntry(path[n-1], st.path[n-1])) {
+			return nil
+		}
+		more = renderTranscript(path[n:])
+		next = followed{ss.file, ss.tree, path}
+		return nil
+	})
+	return more, next, err
+}
+
+// sameEntry tells whether two parsed entries are the same line of the
+// file (parsed again after eviction, they are other values).
+func sameEntry(a, b *sessions.Entry) bool {
+	return a == b || (a.ID == b.ID && a.Offset == b.Offset && a.Seq == b.Seq)
 }
 
 func (f *transcriptFile) size() (int64, time.Time, error) {

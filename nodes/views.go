@@ -82,7 +82,7 @@ func (d *entriesDir) list() ([]child, error) {
 	err := d.s.with(func(ss *session) error {
 		for _, e := range ss.tree.Entries() {
 			if e.ID != "" && ss.tree.Node(e.ID).Entry == e {
-				out = append(out, d.entry(e.ID))
+				out = append(out, d.entry(e))
 			}
 		}
 		return nil
@@ -95,23 +95,27 @@ func (d *entriesDir) lookup(name string) (child, error) {
 	if !ok {
 		return child{}, ErrNotFound
 	}
-	var id string
+	var c child
 	err := d.s.with(func(ss *session) error {
-		if id, ok = findID(ss.tree, base, len(jsonExt)); !ok {
+		id, ok := findID(ss.tree, base, len(jsonExt))
+		if !ok {
 			return ErrNotFound
 		}
+		c = d.entry(ss.tree.Node(id).Entry)
 		return nil
 	})
-	if err != nil {
-		return child{}, err
-	}
-	return d.entry(id), nil
+	return c, err
 }
 
-func (d *entriesDir) entry(id string) child {
-	s := d.s
-	return child{entryFileName(id), syscall.S_IFREG, s.ino(entriesName, id), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *entriesDir) entry(e *sessions.Entry) child {
+	s, id := d.s, e.ID
+	return child{entryFileName(id), syscall.S_IFREG, s.ino(entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
 }
+
+// entryVersion tells apart two entries with one id (the later wins): an
+// entry file's inode number changes with the line it shows, so the pages
+// the kernel keeps of the earlier one are never served for it.
+func entryVersion(e *sessions.Entry) string { return strconv.FormatInt(e.Offset, 10) }
 
 // entryFile is one entry, indented. An entry never changes once written,
 // so the kernel may keep its pages.
@@ -283,7 +287,7 @@ func (d *branchDir) transcript() child {
 
 func (d *branchDir) entry(pos int, e *sessions.Entry) child {
 	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(branchesName, d.id, entriesName, id), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(branchesName, d.id, entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
 }
 
 // segmentDir is tree/ (first == "") or one segment in it: a run of entries
@@ -416,7 +420,7 @@ func (d *segmentDir) lookup(name string) (child, error) {
 
 func (d *segmentDir) entry(pos int, e *sessions.Entry) child {
 	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(treeName, entriesName, id), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(treeName, entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
 }
 
 func (d *segmentDir) sub(id string) child {
