@@ -59,7 +59,9 @@ func DirFrom(flag string, getenv func(string) string) (string, error) {
 // ResolveLocation chooses the sessions directory as pi 1.6 does (main.js),
 // first that is set:
 //
-//  1. flag (pifs --sessions-dir, pi --session-dir);
+//  1. flag (pifs --sessions-dir, pi --session-dir), flat unless it names
+//     the directory pi would take without it (2-4) and pi keeps that one
+//     in its default layout;
 //  2. $PI_CODING_AGENT_SESSION_DIR;
 //  3. "sessionDir" in <agent dir>/settings.json, the agent dir being
 //     $PI_CODING_AGENT_DIR or else ~/.pi/agent;
@@ -97,8 +99,29 @@ func ResolveLocation(flag string, getenv func(string) string) (Location, error) 
 		return Location{Dir: abs, Flat: flat, Reason: reason}, nil
 	}
 	if flag != "" {
-		return choose(flag, "from --sessions-dir", true)
+		loc, err := choose(flag, "from --sessions-dir", true)
+		if err != nil {
+			return Location{}, err
+		}
+		// The flag says where the store is (fstab and mount(8) always give
+		// one), not how pi writes there: take the layout pi itself uses
+		// for that directory. pi reaches any other directory only through
+		// its own --session-dir, which is flat.
+		if pi, err := resolveLocation(getenv, choose); err == nil && pi.Dir == loc.Dir {
+			loc.Flat = pi.Flat
+			if pi.Flat {
+				loc.Reason += ", pi's chosen directory (" + pi.Reason + ")"
+			} else {
+				loc.Reason += ", pi's default store (one folder per working directory)"
+			}
+		}
+		return loc, nil
 	}
+	return resolveLocation(getenv, choose)
+}
+
+// resolveLocation is ResolveLocation without the flag: pi's own choice.
+func resolveLocation(getenv func(string) string, choose func(raw, reason string, flat bool) (Location, error)) (Location, error) {
 	if v := getenv(EnvSessionDir); v != "" {
 		return choose(v, "from $"+EnvSessionDir, true)
 	}
