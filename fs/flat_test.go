@@ -26,6 +26,22 @@ func TestFlatStoreMatchesPi(t *testing.T) {
 	t.Run("flat", func(t *testing.T) {
 		store := filepath.Join(t.TempDir(), "chosen")
 		oracle.FlatCorpus(t, store)
+		// Header cwds that are not clean paths (pi writes resolved ones,
+		// other writers may not): pi groups them with the clean path.
+		unclean := []string{"/home/user/proj/", "/home/user//proj/."}
+		var made []string
+		for i, cwd := range unclean {
+			made = append(made, writeWithCwd(t, store, fmt.Sprintf("0197c600-0000-7000-8000-00000000000%d", i), cwd))
+		}
+		listed := map[string]bool{}
+		for _, s := range oracle.List(t, "/home/user/proj", store) {
+			listed[s.Path] = true
+		}
+		for _, f := range made {
+			if !listed[f] {
+				t.Fatalf("pi's list(/home/user/proj) lacks %s", f)
+			}
+		}
 		checkStoreAgainstPiList(t, store, oracle.ListAll(t, store))
 	})
 	t.Run("mixed", func(t *testing.T) {
@@ -39,6 +55,19 @@ func TestFlatStoreMatchesPi(t *testing.T) {
 		}
 		checkStoreAgainstPiList(t, store, append(flat, nested...))
 	})
+}
+
+// writeWithCwd writes a small session with the given id and header cwd
+// flat into store and returns its path.
+func writeWithCwd(t *testing.T, store, id, cwd string) string {
+	t.Helper()
+	header, _ := json.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": "2025-07-03T10:00:00.000Z", "cwd": cwd})
+	msg := `{"type":"message","id":"e1","parentId":null,"timestamp":"2025-07-03T10:00:01.000Z","message":{"role":"user","content":"from ` + cwd + `","timestamp":1751536801000}}`
+	path := filepath.Join(store, "2025-07-03T10-00-00-000Z_"+id+".jsonl")
+	if err := os.WriteFile(path, []byte(string(header)+"\n"+msg+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // mountSessions lists the session folders of a mount: every folder in
