@@ -167,3 +167,25 @@ func TestNewSessionDir(t *testing.T) {
 		t.Errorf("default: %q", got)
 	}
 }
+
+// A project folder is one file name, and every spelling of the same
+// absolute path gives the same one (pi compares resolved paths).
+func FuzzProjectFolder(f *testing.F) {
+	for _, s := range []string{"/home/user/proj", "/", "a/b", "/a:b\\c", "~/x", "/ünï/../x/."} {
+		f.Add(s)
+	}
+	home := func() (string, error) { return "/home/u", nil }
+	f.Fuzz(func(t *testing.T, cwd string) {
+		got := projectFolder(cwd, "/wd", home)
+		if !strings.HasPrefix(got, "--") || !strings.HasSuffix(got, "--") || strings.Contains(got, "/") {
+			t.Fatalf("projectFolder(%q) = %q", cwd, got)
+		}
+		if strings.HasPrefix(cwd, "/") && !strings.HasPrefix(cwd, "file://") {
+			for _, same := range []string{cwd + "/", cwd + "/.", "/" + cwd, cwd + "/x/.."} {
+				if g := projectFolder(same, "/wd", home); g != got {
+					t.Fatalf("projectFolder(%q) = %q, projectFolder(%q) = %q", cwd, got, same, g)
+				}
+			}
+		}
+	})
+}
