@@ -14,35 +14,6 @@ import (
 	"github.com/pifs/pifs/internal/jsjson"
 )
 
-// DirFrom resolves the sessions directory as pi does, first that is set:
-// the flag, $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions,
-// ~/.pi/agent/sessions. getenv is os.Getenv in production.
-func DirFrom(flag string, getenv func(string) string) (string, error) {
-	var dir string
-	switch {
-	case flag != "":
-		dir = flag
-	case getenv("PI_CODING_AGENT_SESSION_DIR") != "":
-		dir = getenv("PI_CODING_AGENT_SESSION_DIR")
-	case getenv("PI_CODING_AGENT_DIR") != "":
-		dir = filepath.Join(getenv("PI_CODING_AGENT_DIR"), "sessions")
-	default:
-		home := getenv("HOME")
-		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", err
-			}
-			home = h
-		}
-		dir = filepath.Join(home, ".pi", "agent", "sessions")
-	}
-	if strings.HasPrefix(dir, "~/") {
-		dir = filepath.Join(getenv("HOME"), dir[2:])
-	}
-	return filepath.Abs(dir)
-}
-
 // Store is a sessions directory: one folder per project, one .jsonl file
 // per session.
 type Store struct {

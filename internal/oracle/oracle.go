@@ -11,7 +11,11 @@
 //   - Dir: install (once per process) and return the oracle dir;
 //   - Dump: pi's view of one session file (js/dump.mjs), as a View;
 //   - Corpus: write a corpus of sessions with pi's own SessionManager (js/corpus.mjs);
-//   - Node: run any .mjs helper with PIFS_ORACLE_DIR set.
+//   - FlatCorpus, MixedCorpus: the same for pi's flat layout (js/flatcorpus.mjs);
+//   - ListAll, List, ListDefault: pi's session lists (js/list.mjs);
+//   - Layout, Resolve: where pi puts new sessions, and which sessions
+//     directory it picks (js/layout.mjs);
+//   - Node, NodeWith: run any .mjs helper with PIFS_ORACLE_DIR set.
 package oracle
 
 import (
@@ -211,28 +215,7 @@ func Dir(t testing.TB) string {
 // non-zero exit fails the test with stderr.
 func Node(t testing.TB, script string, args ...string) []byte {
 	t.Helper()
-	dir := Dir(t)
-	if !filepath.IsAbs(script) {
-		if _, err := os.Stat(script); err != nil {
-			if js, jerr := JSDir(); jerr == nil {
-				script = filepath.Join(js, script)
-			}
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), "PIFS_ORACLE_DIR="+dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (timed out after %v)", err, scriptTimeout)
-		}
-		t.Fatalf("node %s %s: %v\nstderr:\n%s", filepath.Base(script), strings.Join(args, " "), err, tail(stderr.String(), 8000))
-	}
-	return stdout.Bytes()
+	return NodeWith(t, NodeOptions{}, script, args...)
 }
 
 // Dump returns pi's view of the session file at path. The file is not
@@ -278,4 +261,180 @@ func ParseView(out []byte) (*View, error) {
 func Corpus(t testing.TB, storeDir string) {
 	t.Helper()
 	Node(t, "corpus.mjs", storeDir)
+}
+
+// NodeOptions change how NodeWith runs a script.
+type NodeOptions struct {
+	// Env is added to this process's environment (later entries win).
+	Env []string
+	// Dir is the script's working directory ("" for this process's).
+	Dir string
+	// Stdin is the script's standard input.
+	Stdin []byte
+}
+
+// NodeWith is Node with a working directory, extra environment and input.
+func NodeWith(t testing.TB, o NodeOptions, script string, args ...string) []byte {
+	t.Helper()
+	dir := Dir(t)
+	if !filepath.IsAbs(script) {
+		if _, err := os.Stat(script); err != nil {
+			if js, jerr := JSDir(); jerr == nil {
+				script = filepath.Join(js, script)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{script}, args...)...)
+	cmd.Env = append(append(os.Environ(), "PIFS_ORACLE_DIR="+dir), o.Env...)
+	cmd.Dir = o.Dir
+	cmd.Stdin = bytes.NewReader(o.Stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (timed out after %v)", err, scriptTimeout)
+		}
+		t.Fatalf("node %s %s: %v\nstderr:\n%s", filepath.Base(script), strings.Join(args, " "), err, tail(stderr.String(), 8000))
+	}
+	return stdout.Bytes()
+}
+
+// Listed is one session of pi's session list (SessionManager.list/listAll).
+type Listed struct {
+	// Path is the session file, as pi lists it.
+	Path string `json:"path"`
+	Info
+}
+
+func decodeList(t testing.TB, out []byte) []Listed {
+	t.Helper()
+	var l []Listed
+	if err := json.Unmarshal(out, &l); err != nil {
+		t.Fatalf("oracle: decoding list.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	return l
+}
+
+// ListAll is pi's SessionManager.listAll(dir): the sessions at the top of
+// dir (pi's flat layout; sub-folders are not looked into), newest first.
+func ListAll(t testing.TB, dir string) []Listed {
+	t.Helper()
+	return decodeList(t, Node(t, "list.mjs", "all", dir))
+}
+
+// List is pi's SessionManager.list(cwd, dir): the sessions at the top of
+// dir whose header cwd is cwd (all of them when dir is cwd's folder in
+// pi's default layout), newest first.
+func List(t testing.TB, cwd, dir string) []Listed {
+	t.Helper()
+	return decodeList(t, Node(t, "list.mjs", "cwd", cwd, dir))
+}
+
+// ListDefault is pi's SessionManager.listAll() with sessionsDir as pi's
+// default store: the sessions one folder down (pi's default layout; files
+// at the top are not listed), newest first.
+func ListDefault(t testing.TB, sessionsDir string) []Listed {
+	t.Helper()
+	return decodeList(t, Node(t, "list.mjs", "default", sessionsDir))
+}
+
+// FlatCorpus has pi's own SessionManager write sessions flat into dir, as
+// pi does in a directory the user chose (js/flatcorpus.mjs): several cwds,
+// a fork into another cwd, a clone, and two files that are not sessions.
+// It returns the .jsonl files written, sorted. The output is reproducible.
+func FlatCorpus(t testing.TB, dir string) []string {
+	t.Helper()
+	return lines(Node(t, "flatcorpus.mjs", dir))
+}
+
+// MixedCorpus is FlatCorpus in a store that pi first filled in its default
+// layout (one folder per cwd) and then flat at the top, as after a user set
+// sessionDir to the default store. dir must be named "sessions" (pi's
+// default store is <agent dir>/sessions; the agent dir is its parent).
+func MixedCorpus(t testing.TB, dir string) []string {
+	t.Helper()
+	return lines(Node(t, "flatcorpus.mjs", dir, "--mixed"))
+}
+
+func lines(out []byte) []string {
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// Created is where pi's SessionManager puts a session for a cwd (layout.mjs
+// create).
+type Created struct {
+	// Cwd is the session's cwd as pi resolves it (its header cwd).
+	Cwd string `json:"cwd"`
+	// File is SessionManager.create(cwd, sessionDir)'s session file.
+	File string `json:"file"`
+	// Fork is the file SessionManager.forkFrom(source, cwd, sessionDir) wrote.
+	Fork string `json:"fork"`
+}
+
+// Layout asks pi where it creates a new session and a fork for each cwd,
+// in sessionDir (flat) or, where sessionDir is "", in its default layout
+// under agentDir/sessions. Folders are created, session files are not
+// (but the forks are written).
+func Layout(t testing.TB, agentDir string, cwds []string, sessionDir string) []Created {
+	t.Helper()
+	type tc struct {
+		Cwd        string  `json:"cwd"`
+		SessionDir *string `json:"sessionDir"`
+	}
+	var cases []tc
+	for _, c := range cwds {
+		var sd *string
+		if sessionDir != "" {
+			sd = &sessionDir
+		}
+		cases = append(cases, tc{c, sd})
+	}
+	in, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Created
+	raw := NodeWith(t, NodeOptions{Stdin: in}, "layout.mjs", "create", agentDir)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("oracle: decoding layout.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	return out
+}
+
+// Resolved is the session directory pi's main.js picks (layout.mjs resolve).
+type Resolved struct {
+	// SessionDir is pi's sessionDir value as it has it: a string, or a
+	// falsy value (nil, "", 0) for its default layout.
+	SessionDir any `json:"sessionDir"`
+	// Flat: SessionDir is truthy, so pi writes into it directly.
+	Flat bool `json:"flat"`
+	// File is where SessionManager.create(cwd, SessionDir) puts a new session.
+	File *string `json:"file"`
+	// Warnings are the settings problems pi reports (and gets past).
+	Warnings []string `json:"warnings"`
+	// Error is what pi threw (pi exits on it), if anything.
+	Error *string `json:"error"`
+}
+
+// Resolve runs pi's choice of session directory in dir with env added to
+// the environment; flag is pi's --session-dir ("" for none).
+func Resolve(t testing.TB, dir string, env []string, flag string) Resolved {
+	t.Helper()
+	args := []string{"resolve"}
+	if flag != "" {
+		args = append(args, "--session-dir", flag)
+	}
+	raw := NodeWith(t, NodeOptions{Dir: dir, Env: env}, "layout.mjs", args...)
+	var r Resolved
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("oracle: decoding layout.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	return r
 }
