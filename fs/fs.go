@@ -6,6 +6,7 @@ package fs
 import (
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -24,9 +25,13 @@ const Name = "pifs"
 
 // Options configure a mount.
 type Options struct {
-	// SessionsDir is the store: one folder per project.
+	// SessionsDir is the store: one folder per project, and session files
+	// at the top where pi keeps them flat.
 	SessionsDir string
-	ReadOnly    bool
+	// Flat tells that new sessions go at the top of the store, as pi
+	// writes them into a directory the user chose (sessions.Location).
+	Flat     bool
+	ReadOnly bool
 	// AllowOther lets other users in; it implies default_permissions.
 	AllowOther bool
 	// MountOptions are fstab-style options (-o); ro, rw, allow_other and
@@ -111,12 +116,25 @@ func checkOverlap(store, mnt string) error {
 	return nil
 }
 
+// realPath resolves symlinks in p; the part of p that does not exist yet
+// is kept as it is.
 func realPath(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
 	}
-	return filepath.EvalSymlinks(abs)
+	rest := ""
+	for {
+		r, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if !errors.Is(err, iofs.ErrNotExist) || filepath.Dir(abs) == abs {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(abs), rest)
+		abs = filepath.Dir(abs)
+	}
 }
 
 // within tells whether p is dir or below it.
@@ -130,7 +148,10 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if o.SessionsDir == "" {
 		return nil, errors.New("no sessions directory")
 	}
-	if fi, err := os.Stat(o.SessionsDir); err != nil {
+	missing := false
+	if fi, err := os.Stat(o.SessionsDir); errors.Is(err, iofs.ErrNotExist) {
+		missing = true // mounted empty, filled in when pi creates it
+	} else if err != nil {
 		return nil, fmt.Errorf("sessions directory: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("sessions directory %s is not a directory", o.SessionsDir)
@@ -149,7 +170,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
 	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
@@ -163,6 +184,9 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, err
 	}
 	f.server = server
+	if missing {
+		o.Logger.Printf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store)
+	}
 	return f, nil
 }
 

@@ -433,10 +433,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// newSession is a session file about to be created by fork or new.
+// newSession is a session file about to be created by fork or new: in
+// folder dir of the store, shown in project.
 type newSession struct {
-	project, file string
-	lines         [][]byte
+	project, dir, file string
+	lines              [][]byte
 }
 
 // create writes the planned sessions and returns their paths relative to
@@ -444,7 +445,7 @@ type newSession struct {
 func (r *Root) create(plans []newSession) ([]byte, error) {
 	var reply []byte
 	for _, p := range plans {
-		path, err := sessions.Create(r.st.projectPath(p.project), p.file, p.lines...)
+		path, err := sessions.Create(p.dir, p.file, p.lines...)
 		if err != nil {
 			return nil, err
 		}
@@ -455,15 +456,12 @@ func (r *Root) create(plans []newSession) ([]byte, error) {
 	return reply, nil
 }
 
-// projectFor is pi's folder for the sessions of a working directory
-// (getDefaultSessionDirPath): "--" + cwd without its leading separator, with
-// / \ and : as "-", + "--".
-func projectFor(cwd string) string {
-	s := cwd
-	if s != "" && (s[0] == '/' || s[0] == '\\') {
-		s = s[1:]
-	}
-	return "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(s) + "--"
+// placeFor is where pi creates a new session for a working directory
+// (SessionManager.create, forkFrom): flat in a directory the user chose,
+// else in the cwd's own folder; and the project folder the mount shows it
+// in.
+func (r *Root) placeFor(cwd string) (project, dir string) {
+	return sessions.ProjectFolder(cwd), sessions.NewSessionDir(r.opts.SessionsDir, r.opts.Flat, cwd)
 }
 
 // sessionOptions are the fields fork and new take in a JSON object.
@@ -588,13 +586,15 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 	default:
 		from = string(line)
 	}
-	project, cwd := c.s.project, ss.tree.Header.Cwd
+	// A copy in the same working directory goes next to its source, as
+	// pi's clone does; one into another cwd where pi would create it.
+	project, dir, cwd := c.s.project, filepath.Dir(ss.path), ss.tree.Header.Cwd
 	if so.cwd != "" {
 		var err error
 		if cwd, err = checkCwd(so.cwd); err != nil {
 			return newSession{}, err
 		}
-		project = projectFor(cwd)
+		project, dir = c.s.r.placeFor(cwd)
 	}
 	id, err := c.s.r.sessionID(so.id, taken)
 	if err != nil {
@@ -618,7 +618,7 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 			return newSession{}, err
 		}
 	}
-	return newSession{project, sessions.FileName(ts, id), out}, nil
+	return newSession{project, dir, sessions.FileName(ts, id), out}, nil
 }
 
 // newControl is new: each line creates an empty session, in a project or,
@@ -703,7 +703,14 @@ func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error)
 		if err != nil {
 			return newSession{}, err
 		}
-		so.cwd, project = cwd, projectFor(cwd)
+		so.cwd = cwd
+	}
+	project, dir := c.r.placeFor(so.cwd)
+	if c.project != "" {
+		project = c.project
+		if folder, ok := c.r.st.x.ProjectFolder(c.project); ok && !c.r.opts.Flat {
+			dir = folder
+		}
 	}
 	id, err := c.r.sessionID(so.id, taken)
 	if err != nil {
@@ -716,7 +723,7 @@ func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error)
 			return newSession{}, err
 		}
 	}
-	return newSession{project, sessions.FileName(ts, id), lines}, nil
+	return newSession{project, dir, sessions.FileName(ts, id), lines}, nil
 }
 
 func (c newControl) usage() string {

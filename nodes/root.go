@@ -39,7 +39,10 @@ var (
 // Options configure the tree.
 type Options struct {
 	SessionsDir string
-	ReadOnly    bool
+	// Flat tells that the store is a directory the user chose, where pi
+	// writes every session at the top (else one folder per cwd).
+	Flat     bool
+	ReadOnly bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings.
 	CacheBytes int64

@@ -516,7 +516,7 @@ func (x *Index) updateFlat(file string) []Change {
 		delete(x.flat, name)
 	}
 	if f != nil && f.Header != nil {
-		f.Flat, f.Name, f.Project = true, name, ProjectFolderOf(f.Header.Cwd)
+		f.Flat, f.Name, f.Project = true, name, ProjectFolder(f.Header.Cwd)
 		x.flat[name] = f
 		p := x.projects[f.Project]
 		if p == nil {
@@ -630,13 +630,4 @@ func (x *Index) unID(f *File) {
 	} else {
 		x.byID[f.Header.ID] = list
 	}
-}
-
-// ProjectFolderOf is the folder pi gives a working directory in its default
-// layout: "--" + the path without its leading separator, with separators
-// and colons as "-", + "--".
-func ProjectFolderOf(cwd string) string {
-	s := strings.TrimPrefix(cwd, "/")
-	s = strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(s)
-	return "--" + s + "--"
 }

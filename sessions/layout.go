@@ -48,3 +48,25 @@ func NewSessionDir(store string, flat bool, cwd string) string {
 	}
 	return filepath.Join(store, ProjectFolder(cwd))
 }
+
+// LaidOut tells how an existing store is laid out: flat (session files at
+// the top) or one folder per working directory (folders named as pi names
+// them, no session file at the top). known is false for a store that shows
+// neither (missing, empty).
+func LaidOut(store string) (flat, known bool) {
+	des, err := os.ReadDir(store)
+	if err != nil {
+		return false, false
+	}
+	folders := false
+	for _, de := range des {
+		name := de.Name()
+		switch {
+		case !de.IsDir() && strings.HasSuffix(name, ".jsonl"):
+			return true, true
+		case de.IsDir() && strings.HasPrefix(name, "--") && strings.HasSuffix(name, "--"):
+			folders = true
+		}
+	}
+	return false, folders
+}

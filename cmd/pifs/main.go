@@ -75,10 +75,17 @@ func run(args []string) int {
 		return 2
 	}
 	mountpoint := flags.Arg(0)
-	dir, err := sessions.DirFrom(*sessionsDir, os.Getenv)
+	loc, err := sessions.ResolveLocation(*sessionsDir, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
 		return 1
+	}
+	if *sessionsDir != "" && loc.Flat {
+		// A store named by the flag keeps the layout it has.
+		if flat, known := sessions.LaidOut(loc.Dir); known && !flat {
+			loc.Flat = false
+			loc.Reason += ", one folder per working directory as found there"
+		}
 	}
 	if *daemon && os.Getenv(daemonEnv) == "" {
 		return startDaemon(args)
@@ -86,7 +93,8 @@ func run(args []string) int {
 	ready := readyPipe()
 
 	o := fs.Options{
-		SessionsDir:  dir,
+		SessionsDir:  loc.Dir,
+		Flat:         loc.Flat,
 		ReadOnly:     *readOnly,
 		AllowOther:   *allowOther,
 		MountOptions: *mountOpts,
@@ -98,6 +106,16 @@ func run(args []string) int {
 	// counted in bytes, and the collector returns the rest.
 	rdebug.SetMemoryLimit(o.CacheBytes + 64<<20)
 	m, err := fs.Mount(mountpoint, o)
+	if err == nil {
+		layout := "one folder per working directory"
+		if loc.Flat {
+			layout = "flat: new sessions at the top"
+		}
+		o.Logger.Printf("mounted %s on %s (%s; %s)", loc.Dir, mountpoint, loc.Reason, layout)
+		for _, w := range loc.Warnings {
+			o.Logger.Printf("warning: %s", w)
+		}
+	}
 	if err != nil {
 		report(ready, "error: "+err.Error())
 		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
