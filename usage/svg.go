@@ -113,9 +113,10 @@ func DailySVG(rows []Row, now time.Time, loc *time.Location) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" font-size="12" fill="#333">`+"\n", svgW, svgH, svgW, svgH)
 	b.WriteString(`<rect width="100%" height="100%" fill="#fff"/>` + "\n")
-	title := fmt.Sprintf("Daily cost, last %d days: %s (%s to %s, days in %s)", ChartDays, formatCost(total),
-		days[0].Format("Jan 2"), days[ChartDays-1].Format("Jan 2, 2006"), ZoneName(loc))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="17" font-weight="600">%s</text>`+"\n", plotL, titleY, esc(title))
+	title := fmt.Sprintf("Daily cost, last %d days: %s", ChartDays, formatCost(total))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="18" font-weight="600">%s</text>`+"\n", plotL, titleY, esc(title))
+	sub := fmt.Sprintf("%s to %s, days in %s", days[0].Format("Jan 2"), days[ChartDays-1].Format("Jan 2, 2006"), ZoneName(loc))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#777">%s</text>`+"\n", plotR, titleY, esc(sub))
 
 	// Legend, wrapping onto a second line when needed.
 	x, ly := plotL, legendY
@@ -196,7 +197,7 @@ func ticks(maxv float64) (step, top float64) {
 func formatTick(c, step float64) string {
 	dec := 0
 	if step < 1 {
-		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
+		dec = max(2, int(math.Ceil(-math.Log10(step)-1e-9)))
 	}
 	return "$" + strconv.FormatFloat(c, 'f', dec, 64)
 }
