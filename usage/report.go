@@ -157,6 +157,84 @@ func keyOf(r *Record) callKey {
 		r.Input, r.Output, r.CacheRead, r.CacheWrite, r.Cost}
 }
 
+// sharedCalls returns the hashes of each record (numbered in the order
+// given) and the set of hashes that may belong to a call held more than
+// once: only those records need the exact check of a map of call keys. A
+// bitmap that fits the cache finds the repeats (and a few false ones) at a
+// fraction of the cost of a map of every key.
+func sharedCalls(list []Session, order []int, n int) (hashes []uint64, repeats *hashSet) {
+	hashes = make([]uint64, 0, n)
+	for _, i := range order {
+		for j := range list[i].Records {
+			hashes = append(hashes, callHash(&list[i].Records[j]))
+		}
+	}
+	bits := uint(16)
+	for 1<<bits < 32*n && bits < 30 {
+		bits++
+	}
+	seen := make([]uint64, 1<<bits/64)
+	mask := uint64(1)<<bits - 1
+	set := map[uint64]struct{}{}
+	for _, h := range hashes {
+		k := h & mask
+		if seen[k/64]&(1<<(k%64)) != 0 {
+			set[h] = struct{}{}
+		}
+		seen[k/64] |= 1 << (k % 64)
+	}
+	if len(set) == 0 {
+		return hashes, nil
+	}
+	// The repeats' own bitmap is small enough to stay in the cache while
+	// every record is checked against it.
+	bits = 12
+	for 1<<bits < 32*len(set) && bits < 30 {
+		bits++
+	}
+	repeats = &hashSet{bits: make([]uint64, 1<<bits/64), mask: uint64(1)<<bits - 1, set: set}
+	for h := range set {
+		k := h & repeats.mask
+		repeats.bits[k/64] |= 1 << (k % 64)
+	}
+	return hashes, repeats
+}
+
+// hashSet is a set of hashes with a bitmap in front, which answers most
+// "not in it" without touching the map.
+type hashSet struct {
+	bits []uint64
+	mask uint64
+	set  map[uint64]struct{}
+}
+
+func (s *hashSet) has(h uint64) bool {
+	if s == nil {
+		return false
+	}
+	k := h & s.mask
+	if s.bits[k/64]&(1<<(k%64)) == 0 {
+		return false
+	}
+	_, ok := s.set[h]
+	return ok
+}
+
+// callHash hashes what identifies a call, cheaply: equal keys give equal
+// hashes; the rare unequal keys with equal hashes are told apart later.
+func callHash(r *Record) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	h := uint64(len(r.ID))
+	for i := 0; i < len(r.ID); i++ {
+		h = (h ^ uint64(r.ID[i])) * 0x100000001b3
+	}
+	for _, f := range [...]float64{r.Time, r.Input, r.Output, r.Cost} {
+		h = (h ^ math.Float64bits(f)) * m
+		h ^= h >> 29
+	}
+	return h
+}
+
 // Build makes the reports of a store from all its sessions, days and months
 // in loc (time.Local when nil). The result does not depend on the order of
 // list. It keeps no reference to list.
@@ -182,7 +260,9 @@ func Build(list []Session, loc *time.Location) *Reports {
 		return cmp.Compare(a, b) // same path twice: keep input order
 	})
 
-	b := builder{loc: loc, seen: make(map[callKey]struct{}, n), labels: map[[2]string]string{}}
+	b := builder{loc: loc, seen: map[callKey]struct{}{}, labels: map[[2]string]string{}}
+	hashes, repeats := sharedCalls(list, order, n)
+	seq := 0 // the record's number in hashes
 	root := newScope()
 	projects := map[string]*scope{}
 	for _, i := range order {
@@ -202,11 +282,15 @@ func Build(list []Session, loc *time.Location) *Reports {
 			if !slices.Contains(models, lab) {
 				models = append(models, lab)
 			}
-			k := keyOf(r)
-			if _, dup := b.seen[k]; dup {
-				continue
+			h := hashes[seq]
+			seq++
+			if repeats.has(h) {
+				k := keyOf(r)
+				if _, dup := b.seen[k]; dup {
+					continue
+				}
+				b.seen[k] = struct{}{}
 			}
-			b.seen[k] = struct{}{}
 			row.Own.add(r)
 			day, month := b.period(r.Time)
 			root.add(r, lab, day, month)
