@@ -20,6 +20,8 @@
 // share, the calls it is the first to hold (ownInput, ownOutput, ...); the
 // own shares add up to the store's totals, and since attribution is done
 // once for the whole store, the root totals are the sums of the projects'.
+// (A line repeated within one file is one call too: such a session's own
+// share is below its pi totals although it copies nothing.)
 //
 // Days and months are in the report's time zone (the mount's local zone
 // unless --tz says otherwise). Every CSV starts with a header row; daily.csv

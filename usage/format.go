@@ -226,6 +226,9 @@ func ZoneName(loc *time.Location) string {
 			if tz == "" {
 				return "UTC"
 			}
+			if _, after, ok := strings.Cut(tz, "zoneinfo/"); ok {
+				return after
+			}
 			if !strings.HasPrefix(tz, "/") {
 				return tz
 			}

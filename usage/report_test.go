@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -468,5 +469,41 @@ func TestDailySVG(t *testing.T) {
 	empty := usage.DailySVG(nil, now, time.UTC)
 	if err := xml.Unmarshal(empty, new(struct{})); err != nil || !strings.Contains(string(empty), "no usage") {
 		t.Errorf("empty chart: %v\n%s", err, empty)
+	}
+}
+
+// TestCollectorGrows follows a file as pi appends to it, the way the mount
+// does: only the new entries are added.
+func TestCollectorGrows(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSession(t, dir, "p", "s",
+		header("s", "2025-01-01T00:00:00.000Z", "/x", ""),
+		assistant("a1", "", "2025-01-01T00:00:01.000Z", "anthropic", "claude-sonnet-4-5", usageJSON(1, 2, 3, 4, 0.5)))
+	l, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c usage.Collector
+	c.Add(l.Entries...)
+	kept := c.Records()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(assistant("a2", "a1", "2025-01-02T00:00:01.000Z", "openai", "gpt-5", usageJSON(10, 20, 0, 0, 1.25)) + "\n")
+	f.Close()
+	n := len(l.Entries)
+	if reset, err := l.Refresh(); err != nil || reset {
+		t.Fatalf("refresh: reset %v, %v", reset, err)
+	}
+	c.Add(l.Entries[n:]...)
+	if got, want := c.Records(), usage.Records(l.Entries); !reflect.DeepEqual(got, want) || len(got) != 2 {
+		t.Errorf("incremental %+v, whole %+v", got, want)
+	}
+	if len(kept) != 1 || kept[0].ID != "a1" {
+		t.Errorf("records taken before the append changed: %+v", kept)
+	}
+	if got := c.Totals(); got != tot(11, 22, 3, 4, 1.75, 2) {
+		t.Errorf("totals %+v", got)
 	}
 }
