@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/usage"
 )
 
@@ -63,4 +64,19 @@ func BenchmarkRenderDaily(b *testing.B) {
 		r.File("daily.csv", now)
 		r.File("daily.svg", now)
 	}
+}
+
+// BenchmarkCollect takes the records of the demo store's largest session
+// (what the mount pays once per parsed session).
+func BenchmarkCollect(b *testing.B) {
+	l, err := sessions.Open("../testdata/demo/--home-user-proj--/2025-05-12T18-06-02-000Z_0196c5ac-d728-70f4-96f8-c0870f84644e.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var c usage.Collector
+		c.Add(l.Entries...)
+	}
+	b.ReportMetric(float64(len(usage.Records(l.Entries))), "records")
 }

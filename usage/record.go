@@ -51,12 +51,15 @@ func Records(entries []*sessions.Entry) []Record {
 type Collector struct {
 	records []Record
 	totals  Totals
+	// names interns providers and models: a session names few, over and
+	// over.
+	names map[string]string
 }
 
 // Add takes the usage of entries appended to the session.
 func (c *Collector) Add(entries ...*sessions.Entry) {
 	for _, e := range entries {
-		if r, ok := recordOf(e); ok {
+		if r, ok := c.recordOf(e); ok {
 			c.records = append(c.records, r)
 			c.totals.add(&r)
 		}
@@ -80,7 +83,7 @@ func (c *Collector) Totals() Totals {
 // usage entries, compactions and branch summaries with a truthy usage. An
 // entry whose usage is not an object adds nothing (pi would throw or add NaN;
 // tree.Usage skips it too).
-func recordOf(e *sessions.Entry) (Record, bool) {
+func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
 	var u, provider, model []byte
 	var msgTime []byte
 	switch e.Type {
@@ -112,16 +115,27 @@ func recordOf(e *sessions.Entry) (Record, bool) {
 		return Record{}, false
 	}
 	r := Record{
-		ID:         e.ID,
-		Time:       jsjson.DateValue(e.Timestamp),
-		Provider:   name(provider),
-		Model:      name(model),
-		Input:      num(jsjson.Get(u, "input")),
-		Output:     num(jsjson.Get(u, "output")),
-		CacheRead:  num(jsjson.Get(u, "cacheRead")),
-		CacheWrite: num(jsjson.Get(u, "cacheWrite")),
-		Cost:       num(jsjson.Get(jsjson.Get(u, "cost"), "total")),
+		ID:       e.ID,
+		Time:     jsjson.DateValue(e.Timestamp),
+		Provider: c.name(provider),
+		Model:    c.name(model),
 	}
+	// One pass over the usage; a later duplicate key wins, as in JSON.parse.
+	jsjson.Members(u, func(k, v []byte) bool {
+		switch {
+		case jsjson.KeyIs(k, "input"):
+			r.Input = num(v)
+		case jsjson.KeyIs(k, "output"):
+			r.Output = num(v)
+		case jsjson.KeyIs(k, "cacheRead"):
+			r.CacheRead = num(v)
+		case jsjson.KeyIs(k, "cacheWrite"):
+			r.CacheWrite = num(v)
+		case jsjson.KeyIs(k, "cost"):
+			r.Cost = num(jsjson.Get(v, "total"))
+		}
+		return true
+	})
 	if math.IsNaN(r.Time) && msgTime != nil {
 		r.Time = jsjson.DateValue(msgTime)
 	}
@@ -129,13 +143,24 @@ func recordOf(e *sessions.Entry) (Record, bool) {
 	return r, true
 }
 
-func name(v []byte) string {
-	if jsjson.KindOf(v) == jsjson.String {
-		if s, err := jsjson.Unquote(v); err == nil && s != "" {
-			return s
-		}
+func (c *Collector) name(v []byte) string {
+	if jsjson.KindOf(v) != jsjson.String {
+		return Unknown
 	}
-	return Unknown
+	if s, ok := c.names[string(v)]; ok {
+		return s
+	}
+	s, err := jsjson.Unquote(v)
+	if err != nil || s == "" {
+		s = Unknown
+	}
+	if c.names == nil {
+		c.names = map[string]string{}
+	}
+	if len(c.names) < 64 {
+		c.names[string(v)] = s
+	}
+	return s
 }
 
 // num reads a token count or cost as tree.Usage does: numbers only.
