@@ -11,17 +11,19 @@
 // "model". An assistant message's model is its responseModel when present,
 // as in pi's own cost breakdown.
 //
-// Forks and clones: a model call is identified by its entry's id and
-// timestamp (which pi's fork and clone copy) together with provider, model,
-// token counts and cost, and store, project, day, month and model totals
-// count it once, in the first session that holds it, sessions taken in the
-// order of their header timestamp, then path. A session's row shows both
-// pi's /session totals over all its entries (input, output, ...) and its own
-// share, the calls it is the first to hold (ownInput, ownOutput, ...); the
-// own shares add up to the store's totals, and since attribution is done
-// once for the whole store, the root totals are the sums of the projects'.
-// (A line repeated within one file is one call too: such a session's own
-// share is below its pi totals although it copies nothing.)
+// Forks and clones (the rule, in two sentences): a model call is its
+// entry's id and timestamp, which pi's fork and clone copy, with its
+// provider, model, tokens and cost, and the store's, a project's, a day's,
+// a month's and a model's totals count each call once, in the first session
+// that holds it, sessions ordered by header timestamp, then path. Each
+// sessions row shows pi's /session totals over all the file's entries
+// (input, output, ...) and the session's own share, the calls it holds first
+// (ownInput, ownOutput, ...).
+//
+// So own shares add up to the store's totals, and as calls are attributed
+// once for the whole store, the root's totals are the sums of the
+// projects'. A line repeated within one file is one call too: such a
+// session's own share is below its pi totals although it copies nothing.
 //
 // Days and months are in the report's time zone (the mount's local zone
 // unless --tz says otherwise). Every CSV starts with a header row; daily.csv
