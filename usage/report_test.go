@@ -417,6 +417,7 @@ func TestDailySVG(t *testing.T) {
 	svg := usage.DailySVG(r.Daily, now, berlin)
 	type rect struct {
 		Class string `xml:"class,attr"`
+		W     string `xml:"width,attr"`
 		Fill  string `xml:"fill,attr"`
 		H     string `xml:"height,attr"`
 		Title string `xml:"title"`
@@ -454,6 +455,16 @@ func TestDailySVG(t *testing.T) {
 	}
 	if fills[sonnet] == fills["openai/gpt-5"] || fills[sonnet] == fills["unknown"] {
 		t.Errorf("models share a color: %v", fills)
+	}
+	// Legend swatches, in order of cost, in the colors of the bars.
+	var swatches []string
+	for _, rc := range doc.Rects {
+		if rc.Class == "" && rc.W == "12" {
+			swatches = append(swatches, rc.Fill)
+		}
+	}
+	if want := []string{fills[sonnet], fills["openai/gpt-5"], fills["unknown"]}; !reflect.DeepEqual(swatches, want) {
+		t.Errorf("legend colors %v, bars %v", swatches, want)
 	}
 	all := strings.Join(doc.Texts, "\n")
 	for _, want := range []string{"anthropic/claude-sonnet-4-5 $2.25", "openai/gpt-5 $1.00", "unknown $0.19",
