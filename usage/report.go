@@ -220,19 +220,21 @@ func (s *hashSet) has(h uint64) bool {
 	return ok
 }
 
-// callHash hashes what identifies a call, cheaply: equal keys give equal
-// hashes; the rare unequal keys with equal hashes are told apart later.
+// callHash hashes part of what identifies a call, cheaply: equal keys give
+// equal hashes; the rare unequal keys with equal hashes are told apart
+// later.
 func callHash(r *Record) uint64 {
 	const m = 0x9e3779b97f4a7c15
 	h := uint64(len(r.ID))
 	for i := 0; i < len(r.ID); i++ {
 		h = (h ^ uint64(r.ID[i])) * 0x100000001b3
 	}
-	for _, f := range [...]float64{r.Time, r.Input, r.Output, r.Cost} {
-		h = (h ^ math.Float64bits(f)) * m
+	for _, f := range [...]float64{r.Input, r.Output, r.Cost} {
+		h = (h ^ math.Float64bits(f+0)) * m // +0: -0 is 0, as in the key
 		h ^= h >> 29
 	}
-	return h
+	h = (h ^ math.Float64bits(r.Time)) * m // as in the key, NaN's bits included
+	return h ^ h>>29
 }
 
 // Build makes the reports of a store from all its sessions, days and months

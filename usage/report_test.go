@@ -518,3 +518,16 @@ func TestCollectorGrows(t *testing.T) {
 		t.Errorf("totals %+v", got)
 	}
 }
+
+// TestNegativeZero: a hand-written -0 copied by pi (which writes it as 0)
+// is still the same call.
+func TestNegativeZero(t *testing.T) {
+	r := usage.Record{ID: "a", Time: 1, Provider: "p", Model: "m", Input: math.Copysign(0, -1), Cost: 1}
+	c := r
+	c.Input = 0
+	list := []usage.Session{{Project: "p", File: "1", Created: 0, Records: []usage.Record{r}},
+		{Project: "p", File: "2", Created: 5, Records: []usage.Record{c}}}
+	if got := usage.Build(list, time.UTC).Root.Total; got.Cost != 1 || got.Messages != 1 {
+		t.Errorf("counted twice: %+v", got)
+	}
+}
