@@ -1,0 +1,172 @@
+package usage
+
+import (
+	"math"
+
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
+)
+
+// Unknown is the provider and the model of a record whose entry names none
+// (compactions and branch summaries never do in pi 1.6, tool results rarely).
+const Unknown = "unknown"
+
+// Record is the usage one entry carries, as pi's /session counts it.
+type Record struct {
+	// ID is the entry's id ("" when it has none).
+	ID string
+	// Time is in ms since the epoch: the entry's timestamp, else the
+	// message's; NaN when neither is a valid date.
+	Time float64
+	// Provider and Model name who was paid; Unknown when the entry does not
+	// say. For an assistant message Model is responseModel when present, else
+	// model, as pi's own cost breakdown names it.
+	Provider, Model string
+	// Tokens and cost; Total is the sum of the four token counts.
+	Input, Output, CacheRead, CacheWrite, Total, Cost float64
+}
+
+// Label names the record's model as "provider/model" (Unknown when the
+// entry names neither).
+func (r *Record) Label() string { return label(r.Provider, r.Model) }
+
+func label(provider, model string) string {
+	if provider == Unknown && model == Unknown {
+		return Unknown
+	}
+	return provider + "/" + model
+}
+
+// Records returns the records of entries, in order.
+func Records(entries []*sessions.Entry) []Record {
+	var c Collector
+	c.Add(entries...)
+	return c.Records()
+}
+
+// Collector gathers a session's records as its file grows: Add the entries
+// appended since the last call. When the log was reset (sessions.Log.Refresh
+// reports it), start a new Collector. The zero value is ready to use. It is
+// not safe for concurrent use.
+type Collector struct {
+	records []Record
+	totals  Totals
+	// names interns providers and models: a session names few, over and
+	// over.
+	names map[string]string
+}
+
+// Add takes the usage of entries appended to the session.
+func (c *Collector) Add(entries ...*sessions.Entry) {
+	for _, e := range entries {
+		if r, ok := c.recordOf(e); ok {
+			c.records = append(c.records, r)
+			c.totals.add(&r)
+		}
+	}
+}
+
+// Records returns the records so far, in file order. The slice is shared:
+// later Adds only append to it, so it may be kept and read while the
+// Collector grows, but not modified.
+func (c *Collector) Records() []Record { return c.records[:len(c.records):len(c.records)] }
+
+// Totals returns pi's /session totals of the entries added so far.
+func (c *Collector) Totals() Totals {
+	t := c.totals
+	t.finish()
+	return t
+}
+
+// recordOf picks out the usage of one entry exactly where pi's /session
+// (AgentSession.getSessionStats) adds it: assistant and tool-result messages,
+// usage entries, compactions and branch summaries with a truthy usage. An
+// entry whose usage is not an object adds nothing (pi would throw or add NaN;
+// tree.Usage skips it too).
+func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
+	var u, provider, model []byte
+	var msgTime []byte
+	switch e.Type {
+	case "usage":
+		u, provider, model = e.Get("usage"), e.Get("provider"), e.Get("model")
+	case "compaction", "branch_summary":
+		u = e.Get("usage")
+		if !jsjson.Truthy(u) {
+			return Record{}, false
+		}
+		provider, model = e.Get("provider"), e.Get("model")
+	case "message":
+		switch e.Role {
+		case "assistant":
+			u, provider, model = e.MsgUsage, e.MsgProvider, e.MsgModel
+			if rm := jsjson.Get(e.Msg, "responseModel"); jsjson.KindOf(rm) == jsjson.String {
+				model = rm
+			}
+		case "toolResult":
+			u, provider, model = e.MsgUsage, e.MsgProvider, e.MsgModel
+		default:
+			return Record{}, false
+		}
+		msgTime = e.MsgTimestamp
+	default:
+		return Record{}, false
+	}
+	if jsjson.KindOf(u) != jsjson.Object {
+		return Record{}, false
+	}
+	r := Record{
+		ID:       e.ID,
+		Time:     jsjson.DateValue(e.Timestamp),
+		Provider: c.name(provider),
+		Model:    c.name(model),
+	}
+	// One pass over the usage; a later duplicate key wins, as in JSON.parse.
+	jsjson.Members(u, func(k, v []byte) bool {
+		switch {
+		case jsjson.KeyIs(k, "input"):
+			r.Input = num(v)
+		case jsjson.KeyIs(k, "output"):
+			r.Output = num(v)
+		case jsjson.KeyIs(k, "cacheRead"):
+			r.CacheRead = num(v)
+		case jsjson.KeyIs(k, "cacheWrite"):
+			r.CacheWrite = num(v)
+		case jsjson.KeyIs(k, "cost"):
+			r.Cost = num(jsjson.Get(v, "total"))
+		}
+		return true
+	})
+	if math.IsNaN(r.Time) && msgTime != nil {
+		r.Time = jsjson.DateValue(msgTime)
+	}
+	r.Total = r.Input + r.Output + r.CacheRead + r.CacheWrite
+	return r, true
+}
+
+func (c *Collector) name(v []byte) string {
+	if jsjson.KindOf(v) != jsjson.String {
+		return Unknown
+	}
+	if s, ok := c.names[string(v)]; ok {
+		return s
+	}
+	s, err := jsjson.Unquote(v)
+	if err != nil || s == "" {
+		s = Unknown
+	}
+	if c.names == nil {
+		c.names = map[string]string{}
+	}
+	if len(c.names) < 64 {
+		c.names[string(v)] = s
+	}
+	return s
+}
+
+// num reads a token count or cost as tree.Usage does: numbers only.
+func num(v []byte) float64 {
+	if jsjson.KindOf(v) != jsjson.Number {
+		return 0
+	}
+	return jsjson.NumberValue(v)
+}
