@@ -28,6 +28,8 @@ type Options struct {
 	// SessionsDir is the store: one folder per project, and session files
 	// at the top where pi keeps them flat.
 	SessionsDir string
+	// TimeZone is the zone of the usage reports' days (nil: local).
+	TimeZone *time.Location
 	// Flat tells that new sessions go at the top of the store, as pi
 	// writes them into a directory the user chose (sessions.Location).
 	Flat     bool
@@ -170,7 +172,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
 	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.

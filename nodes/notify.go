@@ -55,6 +55,18 @@ func (r *Root) Apply(changes []sessions.Change) {
 		}
 		touched[root] = true
 	}
+	if len(changes) > 0 {
+		// Every report covers the store; a project's only its own, but
+		// which projects a clone's calls count in can change too.
+		if u := root.GetChild(usageName); u != nil {
+			invalidate(u, false)
+		}
+		for _, pn := range root.Children() {
+			if u := pn.GetChild(usageName); u != nil {
+				invalidate(u, false)
+			}
+		}
+	}
 	for n := range touched {
 		n.NotifyContent(0, 0) // the folder's attributes
 		for _, name := range []string{latestName, cwdName} {

@@ -39,6 +39,9 @@ var (
 // Options configure the tree.
 type Options struct {
 	SessionsDir string
+	// TimeZone is the zone of the usage reports' days and months (nil:
+	// local).
+	TimeZone *time.Location
 	// Flat tells that the store is a directory the user chose, where pi
 	// writes every session at the top (else one folder per cwd).
 	Flat     bool
@@ -108,7 +111,7 @@ type rootSource struct{ r *Root }
 func (s rootSource) mtime() (time.Time, error) { return dirMtime(s.r.opts.SessionsDir) }
 
 func (s rootSource) list() ([]child, error) {
-	out := []child{s.byID(), s.byCwd(), s.newFile()}
+	out := []child{s.byID(), s.byCwd(), s.newFile(), s.usage()}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -128,6 +131,8 @@ func (s rootSource) lookup(name string) (child, error) {
 		return s.newFile(), nil
 	case latestName:
 		return s.latest()
+	case usageName:
+		return s.usage(), nil
 	}
 	if !s.r.st.hasProject(name) {
 		return child{}, ErrNotFound
@@ -141,6 +146,10 @@ func (s rootSource) byID() child {
 
 func (s rootSource) byCwd() child {
 	return child{byCwdName, syscall.S_IFDIR, inoOf(byCwdName), func() fs.InodeEmbedder { return newByCwdDir(s.r, "/") }}
+}
+
+func (s rootSource) usage() child {
+	return child{usageName, syscall.S_IFDIR, inoOf(usageName), func() fs.InodeEmbedder { return newUsageDir(s.r, "") }}
 }
 
 func (s rootSource) newFile() child {
@@ -183,7 +192,7 @@ func (d *projectDir) list() ([]child, error) {
 		return nil, err
 	}
 	out := make([]child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile())
+	out = append(out, d.cwd(), d.newFile(), d.usage())
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -201,11 +210,17 @@ func (d *projectDir) lookup(name string) (child, error) {
 		return d.newFile(), nil
 	case latestName:
 		return d.latest()
+	case usageName:
+		return d.usage(), nil
 	}
 	if _, err := d.r.st.meta(d.project, name); err != nil {
 		return child{}, err
 	}
 	return d.session(name), nil
+}
+
+func (d *projectDir) usage() child {
+	return child{usageName, syscall.S_IFDIR, inoOf("p", d.project, usageName), func() fs.InodeEmbedder { return newUsageDir(d.r, d.project) }}
 }
 
 func (d *projectDir) latest() (child, error) {

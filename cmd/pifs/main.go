@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/sessions"
@@ -46,6 +47,7 @@ func run(args []string) int {
 		mountOpts   = flags.StringArrayP("options", "o", nil, "mount options, comma-separated (fstab style)")
 		debug       = flags.Bool("debug", false, "log every FUSE request")
 		cacheSize   = flags.Int64("cache-size", fs.DefaultCacheBytes, "bytes kept in memory: parsed sessions and renderings")
+		tz          = flags.String("tz", "Local", "time zone of the usage reports' days and months (UTC, Europe/Paris, …)")
 		pidFile     = flags.String("pid-file", "", "write the serving process's pid to this file")
 		showVersion = flags.Bool("version", false, "print the version and exit")
 		help        = flags.BoolP("help", "h", false, "show this help")
@@ -87,6 +89,11 @@ func run(args []string) int {
 			loc.Reason += ", one folder per working directory as found there"
 		}
 	}
+	zone, err := time.LoadLocation(*tz)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pifs: --tz %s: %v; give an IANA zone such as UTC or Europe/Paris\n", *tz, err)
+		return 2
+	}
 	if *daemon && os.Getenv(daemonEnv) == "" {
 		return startDaemon(args)
 	}
@@ -95,6 +102,7 @@ func run(args []string) int {
 	o := fs.Options{
 		SessionsDir:  loc.Dir,
 		Flat:         loc.Flat,
+		TimeZone:     zone,
 		ReadOnly:     *readOnly,
 		AllowOther:   *allowOther,
 		MountOptions: *mountOpts,

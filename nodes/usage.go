@@ -1,0 +1,156 @@
+package nodes
+
+import (
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/usage"
+)
+
+// usageCache holds what the usage reports need of each session, kept per
+// version of its file so that a report after a change parses only the
+// sessions that changed, and the reports of the index's current state.
+type usageCache struct {
+	mu      sync.Mutex
+	byPath  map[string]*usageOf
+	gen     uint64
+	reports *usage.Reports
+	mtime   map[string]time.Time // newest session file per project, "" the store
+}
+
+type usageOf struct {
+	file    *sessions.File
+	records []usage.Record
+	name    string
+}
+
+// reports returns the store's usage reports, built again only after the
+// index changed.
+func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Time, error) {
+	c := &st.usage
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gen := st.x.Gen()
+	if c.reports != nil && c.gen == gen {
+		return c.reports, c.mtime, nil
+	}
+	if c.byPath == nil {
+		c.byPath = map[string]*usageOf{}
+	}
+	files := st.x.All()
+	list := make([]usage.Session, 0, len(files))
+	mtime := map[string]time.Time{}
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		if !validProject(f.Project) || !validSessionName(f.Name) {
+			continue
+		}
+		seen[f.Path] = true
+		u := c.byPath[f.Path]
+		if u == nil || u.file != f {
+			u = &usageOf{file: f}
+			err := st.withSession(f.Project, f.Name, func(ss *session) error {
+				u.records = usage.Records(ss.log.Entries)
+				u.name = ss.tree.Name()
+				return nil
+			})
+			if err != nil {
+				continue // gone or unreadable meanwhile: the next change says
+			}
+			c.byPath[f.Path] = u
+		}
+		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
+		mt := time.Unix(0, f.Sig.Mtime)
+		for _, scope := range []string{"", f.Project} {
+			if mt.After(mtime[scope]) {
+				mtime[scope] = mt
+			}
+		}
+	}
+	for p := range c.byPath {
+		if !seen[p] {
+			delete(c.byPath, p)
+		}
+	}
+	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
+	return c.reports, c.mtime, nil
+}
+
+// usageDir is usage/: token and cost reports for the store (project "")
+// or one project.
+type usageDir struct {
+	dir
+	project string
+}
+
+var _ = (fs.NodeLookuper)((*usageDir)(nil))
+
+func newUsageDir(r *Root, project string) *usageDir {
+	d := &usageDir{project: project}
+	d.dir = dir{r: r, src: d}
+	return d
+}
+
+func (d *usageDir) mtime() (time.Time, error) {
+	_, mt, err := d.r.st.reports(d.r.opts.TimeZone)
+	return mt[d.project], err
+}
+
+func (d *usageDir) list() ([]child, error) {
+	out := make([]child, 0, len(usage.Files))
+	for _, name := range usage.Files {
+		out = append(out, d.file(name))
+	}
+	return out, nil
+}
+
+func (d *usageDir) lookup(name string) (child, error) {
+	for _, n := range usage.Files {
+		if n == name {
+			return d.file(name), nil
+		}
+	}
+	return child{}, ErrNotFound
+}
+
+func (d *usageDir) file(name string) child {
+	return child{name, syscall.S_IFREG, inoOf(usageName, d.project, name), func() fs.InodeEmbedder { return newUsageFile(d.r, d.project, name) }}
+}
+
+// usageFile is one report of a usage folder.
+type usageFile struct {
+	file
+	project, name string
+}
+
+func newUsageFile(r *Root, project, name string) *usageFile {
+	f := &usageFile{project: project, name: name}
+	f.file = file{r: r, src: f}
+	return f
+}
+
+func (f *usageFile) content() ([]byte, time.Time, error) {
+	reps, mt, err := f.r.st.reports(f.r.opts.TimeZone)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	rep := reps.Root
+	if f.project != "" {
+		if rep = reps.Projects[f.project]; rep == nil {
+			// A project without sessions: an empty report.
+			rep = usage.Build(nil, f.r.opts.TimeZone).Root
+		}
+	}
+	data, ok := rep.File(f.name, time.Now())
+	if !ok {
+		return nil, time.Time{}, ErrNotFound
+	}
+	t := mt[f.project]
+	if t.IsZero() {
+		t = time.Unix(0, 0)
+	}
+	return data, t, nil
+}
