@@ -18,7 +18,7 @@ type usageJSON struct {
 		Input, Output, CacheRead, CacheWrite, Total, Cost float64
 	} `json:"totals"`
 	Rows []struct {
-		Project, Session                          string
+		Project, Session                           string
 		Input, Output, CacheRead, CacheWrite, Cost float64
 	} `json:"rows"`
 }
