@@ -13,7 +13,7 @@ import (
 
 // costStore makes a store of n small sessions in one project and one
 // session of entries entries, and a root over it.
-func costStore(t *testing.T, n, entries int) (*Root, string) {
+func costStore(t testing.TB, n, entries int) (*Root, string) {
 	t.Helper()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "--home-u-p--")
@@ -61,7 +61,7 @@ func TestByIDLookupCost(t *testing.T) {
 	}
 }
 
-func mustDecode(t *testing.T, name string) string {
+func mustDecode(t testing.TB, name string) string {
 	id, ok := decodeName(name)
 	if !ok {
 		t.Fatalf("%q does not decode", name)

@@ -1,0 +1,183 @@
+package sessions
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+)
+
+func header(id, cwd string) string {
+	return fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-01-01T00:00:00.000Z","cwd":%q}`+"\n", id, cwd)
+}
+
+func writeIndexed(t testing.TB, path, data string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names(fs []*File) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Project+"/"+f.Name)
+	}
+	return out
+}
+
+// TestIndexLayouts: project folders and flat files, listed together; a
+// flat file in the folder pi gives its cwd; by id, the first in project and
+// name order.
+func TestIndexLayouts(t *testing.T) {
+	dir := t.TempDir()
+	writeIndexed(t, filepath.Join(dir, "--a--", "s1.jsonl"), header("one", "/a"))
+	writeIndexed(t, filepath.Join(dir, "--a--", "junk.jsonl"), "not json\n")
+	writeIndexed(t, filepath.Join(dir, "--a--", "notes.txt"), "x")
+	writeIndexed(t, filepath.Join(dir, "flat1.jsonl"), header("two", "/a"))
+	writeIndexed(t, filepath.Join(dir, "flat2.jsonl"), header("three", "/b/c"))
+	writeIndexed(t, filepath.Join(dir, "--z--", "dup.jsonl"), header("one", "/z"))
+	x := NewIndex(dir)
+	if got, want := x.Projects(), []string{"--a--", "--b-c--", "--z--"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("projects %q, want %q", got, want)
+	}
+	fs, err := x.Sessions("--a--")
+	if err != nil || !reflect.DeepEqual(names(fs), []string{"--a--/flat1", "--a--/s1"}) {
+		t.Errorf("sessions of --a--: %q, %v", names(fs), err)
+	}
+	if f, ok := x.ByID("one"); !ok || f.Name != "s1" {
+		t.Errorf("by id one: %+v", f)
+	}
+	if f, ok := x.ByID("three"); !ok || !f.Flat || f.Project != "--b-c--" {
+		t.Errorf("by id three: %+v", f)
+	}
+	if _, err := x.Lookup("--a--", "junk"); err == nil {
+		t.Error("a file that is not a session is found")
+	}
+	if got := names(x.All()); len(got) != 4 {
+		t.Errorf("all: %q", got)
+	}
+}
+
+// TestIndexUpdate: what Update reports for an append, a new file, a
+// removal, a replaced flat file that moves project, and a new folder; and
+// that an append reads no header again.
+func TestIndexUpdate(t *testing.T) {
+	dir := t.TempDir()
+	s1 := filepath.Join(dir, "--a--", "s1.jsonl")
+	writeIndexed(t, s1, header("one", "/a"))
+	x := NewIndex(dir)
+	x.Sessions("--a--")
+	_, headers := x.Counts()
+
+	f, _ := os.OpenFile(s1, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n")
+	f.Close()
+	ch := x.Update(s1)
+	if len(ch) != 1 || ch[0].Old == nil || ch[0].New == nil || ch[0].New.Sig.Size <= ch[0].Old.Sig.Size {
+		t.Fatalf("append: %+v", ch)
+	}
+	if _, h := x.Counts(); h != headers {
+		t.Errorf("an append read the header again")
+	}
+	if tail, err := ch[0].New.Tail(); err != nil || tail.Leaf != "m1" || !tail.LeafKnown || !tail.HasActivity {
+		t.Errorf("tail after the append: %+v, %v", tail, err)
+	}
+
+	s2 := filepath.Join(dir, "--a--", "s2.jsonl")
+	writeIndexed(t, s2, header("two", "/a"))
+	if ch := x.Update(s2); len(ch) != 1 || ch[0].Old != nil || ch[0].New == nil {
+		t.Errorf("new file: %+v", ch)
+	}
+	os.Remove(s1)
+	if ch := x.Update(s1); len(ch) != 1 || ch[0].New != nil || ch[0].Old == nil {
+		t.Errorf("removed file: %+v", ch)
+	}
+	if _, ok := x.ByID("one"); ok {
+		t.Error("a removed session is still found by id")
+	}
+
+	flat := filepath.Join(dir, "f.jsonl")
+	writeIndexed(t, flat, header("three", "/b"))
+	x.Update(flat)
+	writeIndexed(t, flat+".tmp", header("three", "/c"))
+	os.Rename(flat+".tmp", flat)
+	ch = x.Update(flat)
+	sort.Slice(ch, func(i, j int) bool { return ch[i].Project < ch[j].Project })
+	if len(ch) < 2 || ch[0].Project != "--b--" || ch[0].New != nil {
+		t.Errorf("a flat file whose cwd changed: %+v", ch)
+	}
+	if got := x.Projects(); !reflect.DeepEqual(got, []string{"--a--", "--c--"}) {
+		t.Errorf("projects after the move: %q", got)
+	}
+
+	writeIndexed(t, filepath.Join(dir, "--new--", "n.jsonl"), header("four", "/new"))
+	if ch := x.Update(filepath.Join(dir, "--new--")); len(ch) == 0 || ch[0].Project != "--new--" || ch[0].Name != "" {
+		t.Errorf("new folder: %+v", ch)
+	}
+	if _, err := x.Lookup("--new--", "n"); err != nil {
+		t.Errorf("a session of a new folder: %v", err)
+	}
+}
+
+// TestWatcherSeesChanges: with change events, an append, a new session and
+// a store created after the watcher started all reach the callback.
+func TestWatcherSeesChanges(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "later", "sessions")
+	x := NewIndex(dir)
+	got := make(chan []Change, 100)
+	w := x.Watch(WatchOptions{}, func(c []Change) { got <- c })
+	defer w.Stop()
+	if !w.Events() {
+		t.Fatal("no change events on this file system: the watcher polls")
+	}
+	if len(x.Projects()) != 0 || !x.Missing() {
+		t.Fatal("a missing store is not empty")
+	}
+	writeIndexed(t, filepath.Join(dir, "--a--", "s.jsonl"), header("one", "/a"))
+	waitChange(t, got, func() bool { _, err := x.Lookup("--a--", "s"); return err == nil }, "the store created later")
+	x.Sessions("--a--")
+	f, _ := os.OpenFile(filepath.Join(dir, "--a--", "s.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n")
+	f.Close()
+	waitChange(t, got, func() bool { f, _ := x.Lookup("--a--", "s"); return f != nil && f.Sig.Size > 200 }, "an append")
+}
+
+func waitChange(t *testing.T, got chan []Change, done func() bool, what string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second) // a hang check
+	for !done() {
+		select {
+		case <-got:
+		case <-deadline:
+			t.Fatalf("%s: no change seen", what)
+		}
+	}
+}
+
+// BenchmarkIndexUpdate is the watcher's work for one append to one of
+// 10,000 sessions.
+func BenchmarkIndexUpdate(b *testing.B) {
+	dir := b.TempDir()
+	for i := 0; i < 10000; i++ {
+		writeIndexed(b, filepath.Join(dir, fmt.Sprintf("--p%d--", i%20), fmt.Sprintf("s%05d.jsonl", i)), header(fmt.Sprint(i), "/p"))
+	}
+	x := NewIndex(dir)
+	x.All()
+	path := filepath.Join(dir, "--p0--", "s00000.jsonl")
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	defer f.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.WriteString("{}\n")
+		if len(x.Update(path)) != 1 {
+			b.Fatal("no change")
+		}
+	}
+}
