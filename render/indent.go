@@ -13,6 +13,7 @@ package render
 
 import (
 	"encoding/binary"
+	"slices"
 )
 
 // maxDepth is encoding/json's nesting limit: json.Indent refuses deeper
@@ -27,12 +28,9 @@ const maxDepth = 10000
 // encoding/json accepts) it appends raw itself and a newline.
 func Indent(dst, raw []byte) []byte {
 	start := len(dst)
-	if cap(dst)-len(dst) < len(raw)+len(raw)/2+1 {
-		// Session JSON grows by about a third when indented.
-		n := make([]byte, len(dst), len(dst)+len(raw)+len(raw)/2+64)
-		copy(n, dst)
-		dst = n
-	}
+	// Session JSON grows by about a third when indented; Grow keeps
+	// append's amortized doubling when dst is a long transcript.
+	dst = slices.Grow(dst, len(raw)+len(raw)/2+64)
 	out, ok := appendIndent(dst, raw)
 	if !ok {
 		out = append(out[:start], raw...)

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/pifs/pifs/internal/jsjson"
 	"strings"
 	"testing"
 )
@@ -67,3 +68,7 @@ func FuzzIndent(f *testing.F) {
 		}
 	})
 }
+
+func jsonUnquote(s string) (string, error) { return jsjsonUnquote([]byte(s)) }
+
+var jsjsonUnquote = jsjson.Unquote

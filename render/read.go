@@ -1,0 +1,249 @@
+package render
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// The readers below walk JSON that the session parser has already
+// validated, once, taking each member's value as a slice. jsjson.Get scans
+// an object once per field it is asked for; a renderer that needs five
+// fields of a block would read a long text five times.
+
+// skipValue returns the end of the valid value starting at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// skipString returns the end of the valid string whose quote is b[i],
+// eight bytes at a time where it can.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for plain[b[i]] {
+			i++
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default: // a control character: not in valid input, step over it
+			i++
+		}
+	}
+}
+
+// members iterates over the members of a valid object.
+type members struct {
+	b []byte
+	i int
+	// known is a value already located by the parser (a message's
+	// content): when a member's value starts where it does, the walk
+	// jumps over it instead of reading it again.
+	known []byte
+}
+
+func newMembers(obj []byte) members {
+	if jsjson.KindOf(obj) != jsjson.Object {
+		return members{}
+	}
+	return members{b: obj, i: jsjson.SkipWS(obj, 1)}
+}
+
+// next returns the next member's key (its name, unescaped) and raw value.
+func (m *members) next() (key, val []byte, ok bool) {
+	b, i := m.b, m.i
+	if i >= len(b) || b[i] != '"' {
+		return nil, nil, false
+	}
+	kend := skipString(b, i)
+	key = b[i+1 : kend-1]
+	if bytes.IndexByte(key, '\\') >= 0 {
+		s, _ := jsjson.Unquote(b[i:kend])
+		key = []byte(s)
+	}
+	i = jsjson.SkipWS(b, kend) + 1 // past ':'
+	i = jsjson.SkipWS(b, i)
+	var vend int
+	if k := m.known; len(k) > 0 && len(b)-i >= len(k) && &b[i] == &k[0] {
+		vend = i + len(k)
+	} else {
+		vend = skipValue(b, i)
+	}
+	val = b[i:vend]
+	i = jsjson.SkipWS(b, vend)
+	if i < len(b) && b[i] == ',' {
+		i = jsjson.SkipWS(b, i+1)
+	} else {
+		i = len(b)
+	}
+	m.i = i
+	return key, val, true
+}
+
+// elements iterates over the elements of a valid array.
+type elements struct {
+	b []byte
+	i int
+}
+
+func newElements(arr []byte) elements {
+	if jsjson.KindOf(arr) != jsjson.Array {
+		return elements{}
+	}
+	return elements{b: arr, i: jsjson.SkipWS(arr, 1)}
+}
+
+func (a *elements) next() ([]byte, bool) {
+	b, i := a.b, a.i
+	if i >= len(b) || b[i] == ']' {
+		return nil, false
+	}
+	end := skipValue(b, i)
+	a.i = jsjson.SkipWS(b, end)
+	if a.i < len(b) && b[a.i] == ',' {
+		a.i = jsjson.SkipWS(b, a.i+1)
+	}
+	return b[i:end], true
+}
+
+// appendStr appends the text a value shows in a transcript: a string
+// unquoted, nothing for null or absent, any other value's raw JSON.
+func appendStr(dst, v []byte) []byte {
+	switch jsjson.KindOf(v) {
+	case jsjson.String:
+		return appendUnquoted(dst, v)
+	case jsjson.Invalid, jsjson.Null:
+		return dst
+	}
+	return append(dst, v...)
+}
+
+// isString reports whether v is a JSON string with unquoted value s,
+// without allocating.
+func strIs(v []byte, s string) bool {
+	if len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s {
+		return true
+	}
+	if jsjson.KindOf(v) != jsjson.String || bytes.IndexByte(v, '\\') < 0 {
+		return false
+	}
+	u, _ := jsjson.Unquote(v)
+	return u == s
+}
+
+// appendUnquoted appends the value of the valid JSON string raw, as
+// jsjson.Unquote decodes it: lone surrogates and invalid UTF-8 become
+// U+FFFD.
+func appendUnquoted(dst, raw []byte) []byte {
+	body := raw[1 : len(raw)-1]
+	for len(body) > 0 {
+		k := bytes.IndexByte(body, '\\')
+		seg := body
+		if k >= 0 {
+			seg = body[:k]
+		}
+		if utf8.Valid(seg) {
+			dst = append(dst, seg...)
+		} else {
+			for len(seg) > 0 {
+				r, n := utf8.DecodeRune(seg)
+				dst = utf8.AppendRune(dst, r)
+				seg = seg[n:]
+			}
+		}
+		if k < 0 {
+			break
+		}
+		body = body[k:]
+		if len(body) < 2 {
+			break // not valid input
+		}
+		n := 2
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(body, 2)
+			if !ok {
+				return dst
+			}
+			n = 6
+			if utf16.IsSurrogate(r) {
+				if r < 0xDC00 && len(body) >= 12 && body[6] == '\\' && body[7] == 'u' {
+					if r2, ok := hex4(body, 8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+						dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+						body = body[12:]
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		}
+		body = body[n:]
+	}
+	return dst
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for k := i; k < i+4; k++ {
+		h := unhex(b[k])
+		if h < 0 {
+			return 0, false
+		}
+		r = r<<4 | rune(h)
+	}
+	return r, true
+}
