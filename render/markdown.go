@@ -231,32 +231,35 @@ func appendContent(dst, c []byte) []byte {
 		return para(dst, len(dst), c)
 	}
 	for blocks := newElements(c); ; {
-		block, ok := blocks.next()
-		if !ok {
+		// An object block is walked once: its members' walk finds its end.
+		var typ, text, thinking, name, id, args, mime, block []byte
+		if it, ok := blocks.object(); ok {
+			start := blocks.i
+			for {
+				k, v, ok := it.next()
+				if !ok {
+					break
+				}
+				switch string(k) {
+				case "type":
+					typ = v
+				case "text":
+					text = v
+				case "thinking":
+					thinking = v
+				case "name":
+					name = v
+				case "id":
+					id = v
+				case "arguments":
+					args = v
+				case "mimeType":
+					mime = v
+				}
+			}
+			block = c[start:blocks.skip(it.end())]
+		} else if block, ok = blocks.next(); !ok {
 			return dst
-		}
-		var typ, text, thinking, name, id, args, mime []byte
-		for it := newMembers(block); ; {
-			k, v, ok := it.next()
-			if !ok {
-				break
-			}
-			switch string(k) {
-			case "type":
-				typ = v
-			case "text":
-				text = v
-			case "thinking":
-				thinking = v
-			case "name":
-				name = v
-			case "id":
-				id = v
-			case "arguments":
-				args = v
-			case "mimeType":
-				mime = v
-			}
 		}
 		switch {
 		case strIs(typ, "text"):

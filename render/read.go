@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -48,49 +47,67 @@ func skipValue(b []byte, i int) int {
 	}
 }
 
-// skipString returns the end of the valid string whose quote is b[i],
-// eight bytes at a time where it can.
+// skipString returns the end of the valid string whose quote is b[i]. In
+// valid JSON a quote ends the string unless an odd run of backslashes
+// precedes it, so the search is IndexByte's, not a byte-by-byte scan.
 func skipString(b []byte, i int) int {
 	i++
 	for {
-		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b) // not valid input
 		}
-		for plain[b[i]] {
-			i++
+		j := i + k
+		n := 0
+		for b[j-1-n] == '\\' { // stops at the opening quote at the latest
+			n++
 		}
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-		default: // a control character: not in valid input, step over it
-			i++
+		if n%2 == 0 {
+			return j + 1
 		}
+		i = j + 1
 	}
 }
 
 // members iterates over the members of a valid object.
 type members struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	done bool
 	// known is a value already located by the parser (a message's
 	// content): when a member's value starts where it does, the walk
 	// jumps over it instead of reading it again.
 	known []byte
 }
 
+// newMembers iterates over obj, which need not be an object (then there
+// are no members).
 func newMembers(obj []byte) members {
 	if jsjson.KindOf(obj) != jsjson.Object {
-		return members{}
+		return members{done: true}
 	}
-	return members{b: obj, i: jsjson.SkipWS(obj, 1)}
+	return membersAt(obj, 0)
 }
+
+// membersAt iterates over the object whose brace is b[i]; once done, end
+// tells where it ends.
+func membersAt(b []byte, i int) members {
+	i = jsjson.SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return members{b: b, i: i + 1, done: true}
+	}
+	return members{b: b, i: i}
+}
+
+// end is the index past the object, once next has reported the last
+// member.
+func (m *members) end() int { return m.i }
 
 // next returns the next member's key (its name, unescaped) and raw value.
 func (m *members) next() (key, val []byte, ok bool) {
 	b, i := m.b, m.i
-	if i >= len(b) || b[i] != '"' {
+	if m.done || i >= len(b) || b[i] != '"' {
+		m.done = true
 		return nil, nil, false
 	}
 	kend := skipString(b, i)
@@ -110,11 +127,11 @@ func (m *members) next() (key, val []byte, ok bool) {
 	val = b[i:vend]
 	i = jsjson.SkipWS(b, vend)
 	if i < len(b) && b[i] == ',' {
-		i = jsjson.SkipWS(b, i+1)
+		m.i = jsjson.SkipWS(b, i+1)
 	} else {
-		i = len(b)
+		m.i = i + 1 // past '}'
+		m.done = true
 	}
-	m.i = i
 	return key, val, true
 }
 
@@ -136,12 +153,26 @@ func (a *elements) next() ([]byte, bool) {
 	if i >= len(b) || b[i] == ']' {
 		return nil, false
 	}
-	end := skipValue(b, i)
+	return b[i:a.skip(skipValue(b, i))], true
+}
+
+// object starts walking the next element when it is an object; the walk
+// must be finished and its end handed to skip.
+func (a *elements) object() (members, bool) {
+	if a.i >= len(a.b) || a.b[a.i] != '{' {
+		return members{}, false
+	}
+	return membersAt(a.b, a.i), true
+}
+
+// skip moves past the element that ends at end, returning end.
+func (a *elements) skip(end int) int {
+	b := a.b
 	a.i = jsjson.SkipWS(b, end)
 	if a.i < len(b) && b[a.i] == ',' {
 		a.i = jsjson.SkipWS(b, a.i+1)
 	}
-	return b[i:end], true
+	return end
 }
 
 // appendStr appends the text a value shows in a transcript: a string
