@@ -269,3 +269,14 @@ func TestHTMLValid(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkTranscriptHTML(b *testing.B) {
+	t := big(b)
+	p := PageOf(t)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := TranscriptHTML(p, t.LeafPath())
+		b.SetBytes(int64(len(out)))
+	}
+}

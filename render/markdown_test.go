@@ -163,7 +163,19 @@ func FuzzTranscript(f *testing.F) {
 		if err != nil || l.Header == nil {
 			return
 		}
-		checkTranscripts(t, "fuzz", tree.New(l))
+		tr := tree.New(l)
+		checkTranscripts(t, "fuzz", tr)
+		// The page escapes whatever the entries hold.
+		page := TranscriptHTML(PageOf(tr), tr.LeafPath())
+		if o, c := bytes.Count(page, []byte("<details")), bytes.Count(page, []byte("</details>")); o != c {
+			t.Fatalf("%d <details> opened, %d closed", o, c)
+		}
+		if bytes.Contains(bytes.ToLower(page), []byte("<script")) {
+			t.Fatal("page holds a <script")
+		}
+		if got, want := anchorsIn(page), wantAnchors(tr.LeafPath()); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("anchors %q, want %q", got, want)
+		}
 	})
 }
 
