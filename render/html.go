@@ -419,11 +419,11 @@ func appendLink(dst []byte, e *sessions.Entry) []byte {
 		dst = append(dst, "</a>"...)
 	}
 	if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
-		iso := jsjson.FormatISO(ms)
 		dst = append(dst, " <time datetime=\""...)
-		dst = append(dst, iso...)
+		n := len(dst)
+		dst = appendISO(dst, ms)
 		dst = append(dst, "\">"...)
-		dst = append(dst, iso...)
+		dst = append(dst, dst[n:len(dst)-2]...)
 		dst = append(dst, "</time>"...)
 	}
 	return dst

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
@@ -161,7 +162,7 @@ func headingTail(dst []byte, e *sessions.Entry) []byte {
 	dst = append(dst, e.ID...)
 	if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
 		dst = append(dst, " · "...)
-		dst = append(dst, jsjson.FormatISO(ms)...)
+		dst = appendISO(dst, ms)
 	}
 	return append(dst, '\n', '\n')
 }
@@ -289,4 +290,38 @@ func appendContent(dst, c []byte) []byte {
 			dst = fenceTail(dst, start, "json")
 		}
 	}
+}
+
+// appendISO appends jsjson.FormatISO(ms) without its layout parsing and
+// allocation (a transcript writes one per entry).
+func appendISO(dst []byte, ms float64) []byte {
+	t := time.UnixMilli(int64(ms)).UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return append(dst, jsjson.FormatISO(ms)...)
+	}
+	hour, min, sec := t.Clock()
+	milli := t.Nanosecond() / 1e6
+	d := func(dst []byte, v, n int) []byte {
+		var buf [4]byte
+		for k := n - 1; k >= 0; k-- {
+			buf[k] = byte('0' + v%10)
+			v /= 10
+		}
+		return append(dst, buf[:n]...)
+	}
+	dst = d(dst, year, 4)
+	dst = append(dst, '-')
+	dst = d(dst, int(month), 2)
+	dst = append(dst, '-')
+	dst = d(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = d(dst, hour, 2)
+	dst = append(dst, ':')
+	dst = d(dst, min, 2)
+	dst = append(dst, ':')
+	dst = d(dst, sec, 2)
+	dst = append(dst, '.')
+	dst = d(dst, milli, 3)
+	return append(dst, 'Z')
 }

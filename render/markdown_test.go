@@ -2,6 +2,9 @@ package render
 
 import (
 	"bytes"
+	"github.com/pifs/pifs/internal/jsjson"
+	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,6 +217,25 @@ func BenchmarkContextJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkPathJSON indents what context.json would hold if the path had
+// no compaction: every message on the leaf's path, the same text that
+// Transcript shows. It is the like-for-like measure of Transcript's cost.
+func BenchmarkPathJSON(b *testing.B) {
+	t := big(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ctx := tree.Context{}
+		for _, e := range t.LeafPath() {
+			if e.Msg != nil {
+				ctx.Messages = append(ctx.Messages, e.Msg)
+			}
+		}
+		out := Indent(nil, ctx.JSON())
+		b.SetBytes(int64(len(out)))
+	}
+}
+
 // BenchmarkFirstContextJSON and BenchmarkFirstTranscript are a first
 // read of each file, as issue 7 measures it through the mount: parse the
 // session, build its tree, render. The context at the leaf starts at the
@@ -283,5 +305,18 @@ func BenchmarkIndentEncodingJSON(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		jsonIndent(raw)
+	}
+}
+
+func TestAppendISO(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	cases := []float64{0, -1, 1, 1747044000000, -62167219200000, -62167219200001, 253402300799999, 253402300800000, 8.64e15, -8.64e15, 951782400000, 4107542400000}
+	for i := 0; i < 100000; i++ {
+		cases = append(cases, math.Trunc((r.Float64()*2-1)*8.64e15), math.Trunc(r.Float64()*4e12))
+	}
+	for _, ms := range cases {
+		if got, want := string(appendISO(nil, ms)), jsjson.FormatISO(ms); got != want {
+			t.Fatalf("appendISO(%v) = %q, want %q", ms, got, want)
+		}
 	}
 }
