@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -144,14 +145,12 @@ type pathSummary struct {
 func summarize(path []*sessions.Entry) pathSummary {
 	var s pathSummary
 	add := func(v []byte) {
-		if jsjson.KindOf(v) != jsjson.Object {
-			return
-		}
-		s.usage.Input += num(jsjson.Get(v, "input"))
-		s.usage.Output += num(jsjson.Get(v, "output"))
-		s.usage.CacheRead += num(jsjson.Get(v, "cacheRead"))
-		s.usage.CacheWrite += num(jsjson.Get(v, "cacheWrite"))
-		s.usage.Cost += num(jsjson.Get(jsjson.Get(v, "cost"), "total"))
+		u, _ := usageOf(v)
+		s.usage.Input += u.Input
+		s.usage.Output += u.Output
+		s.usage.CacheRead += u.CacheRead
+		s.usage.CacheWrite += u.CacheWrite
+		s.usage.Cost += u.Cost
 	}
 	seen := map[string]int{}
 	model := func(provider, id []byte) {
@@ -454,32 +453,47 @@ func appendRef(dst []byte, before string, v []byte) []byte {
 	return append(dst, "</a>"...)
 }
 
-// appendUsage shows one message's tokens and cost.
-func appendUsage(dst, u []byte) []byte {
-	if jsjson.KindOf(u) != jsjson.Object {
-		return dst
-	}
-	var total, cost float64
-	var hasCost bool
-	for it := newMembers(u); ; {
+// usageOf reads a usage object in one pass, as tree.Usage counts it: the
+// last member of each name, numbers only. hasCost tells that cost.total is
+// a number.
+func usageOf(v []byte) (u tree.Usage, hasCost bool) {
+	var in, out, cr, cw, cost []byte
+	for it := newMembers(v); ; {
 		k, v, ok := it.next()
 		if !ok {
 			break
 		}
 		switch string(k) {
-		case "input", "output", "cacheRead", "cacheWrite":
-			total += num(v)
+		case "input":
+			in = v
+		case "output":
+			out = v
+		case "cacheRead":
+			cr = v
+		case "cacheWrite":
+			cw = v
 		case "cost":
-			c := jsjson.Get(v, "total")
-			cost, hasCost = num(c), jsjson.KindOf(c) == jsjson.Number
+			cost = v
 		}
 	}
+	total := jsjson.Get(cost, "total")
+	u = tree.Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
+	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	return u, jsjson.KindOf(total) == jsjson.Number
+}
+
+// appendUsage shows one message's tokens and cost.
+func appendUsage(dst, v []byte) []byte {
+	if jsjson.KindOf(v) != jsjson.Object {
+		return dst
+	}
+	u, hasCost := usageOf(v)
 	dst = append(dst, " <span class=\"usage\">"...)
-	dst = appendCount(dst, total)
+	dst = appendCount(dst, u.Total)
 	dst = append(dst, " tokens"...)
 	if hasCost {
 		dst = append(dst, " · $"...)
-		dst = strconv.AppendFloat(dst, cost, 'f', 4, 64)
+		dst = strconv.AppendFloat(dst, u.Cost, 'f', 4, 64)
 	}
 	return append(dst, "</span>"...)
 }
@@ -699,23 +713,31 @@ var htmlSpecial = func() (t [256]bool) {
 func escapeHTML(dst, s []byte) []byte {
 	valid := utf8.Valid(s)
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs escaping.
+		if valid && i+8 <= len(s) && htmlPlain8(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			if valid {
+				i++
 				continue
 			}
 			r, n := utf8.DecodeRune(s[i:])
 			if r != utf8.RuneError || n != 1 {
-				i += n - 1
+				i += n
 				continue
 			}
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\uFFFD"...)
-			start = i + 1
+			i++
+			start = i
 			continue
 		}
 		if !htmlSpecial[c] {
+			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -733,7 +755,20 @@ func escapeHTML(dst, s []byte) []byte {
 		default:
 			dst = utf8.AppendRune(dst, 0x2400+rune(c))
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// htmlPlain8 reports whether none of the eight bytes in x is one that
+// escapeHTML replaces (bytes from 0x80 up count as plain: the caller has
+// checked that the text is valid UTF-8).
+func htmlPlain8(x uint64) bool {
+	eq := func(c uint64) uint64 {
+		t := x ^ (c * lsb)
+		return (t - lsb) &^ t
+	}
+	less := (x - 0x20*lsb) &^ x
+	return (less|eq('&')|eq('<')|eq('>')|eq('"')|eq(0x7f))&msb == 0
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -279,4 +280,54 @@ func BenchmarkTranscriptHTML(b *testing.B) {
 		out := TranscriptHTML(p, t.LeafPath())
 		b.SetBytes(int64(len(out)))
 	}
+}
+
+// TestSummaryMatchesTreeUsage: over all of a file's entries, the page's
+// totals are /session's (tree.Usage).
+func TestSummaryMatchesTreeUsage(t *testing.T) {
+	for _, p := range storeFiles(t) {
+		tr := openTree(t, p)
+		if tr == nil {
+			continue
+		}
+		if got, want := summarize(tr.Entries()).usage, tr.Usage(); got != want {
+			t.Errorf("%s: totals %+v, want %+v", p, got, want)
+		}
+	}
+}
+
+// refEscapeHTML is escapeHTML's rule written plainly.
+func refEscapeHTML(s []byte) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		s = s[n:]
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"':
+			b.WriteString("&quot;")
+		case r == 0x7f:
+			b.WriteRune(0x2421)
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r':
+			b.WriteRune(0x2400 + r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func FuzzEscapeHTML(f *testing.F) {
+	f.Add([]byte(injection))
+	f.Add([]byte("a\x00b\x1b\x7f\t\n\xff é 😀 <>&\"'"))
+	f.Fuzz(func(t *testing.T, s []byte) {
+		if got, want := string(escapeHTML([]byte("x"), s)), "x"+refEscapeHTML(s); got != want {
+			t.Fatalf("escapeHTML(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
