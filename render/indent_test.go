@@ -72,3 +72,13 @@ func FuzzIndent(f *testing.F) {
 func jsonUnquote(s string) (string, error) { return jsjsonUnquote([]byte(s)) }
 
 var jsjsonUnquote = jsjson.Unquote
+
+func BenchmarkIndentSize(b *testing.B) {
+	raw := big(b).Context().JSON()
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		IndentSize(raw)
+	}
+}
