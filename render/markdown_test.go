@@ -320,3 +320,23 @@ func TestAppendISO(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentOnStores: every entry, header and context of the stores
+// indents as json.Indent does.
+func TestIndentOnStores(t *testing.T) {
+	for _, p := range storeFiles(t) {
+		tr := openTree(t, p)
+		if tr == nil {
+			continue
+		}
+		raws := [][]byte{tr.Header.Raw, tr.Context().JSON()}
+		for _, e := range tr.Entries() {
+			raws = append(raws, e.Raw)
+		}
+		for _, raw := range raws {
+			if got, want := Indent(nil, raw), jsonIndent(raw); !bytes.Equal(got, want) {
+				t.Fatalf("%s: Indent(%.80q) differs", p, raw)
+			}
+		}
+	}
+}
