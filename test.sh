@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test.sh [go test flags] — install what the tests need, then run them all.
 #
-# Installs (as root, with apt) the tools the tests drive: fuse3, jq, node
-# and npm; the pinned pi package is installed by the tests themselves into
-# ~/.cache/pifs. Then runs every test, race detector on.
+# Installs (as root, with apt) the tools the tests drive: fuse3, jq, node,
+# npm, chromium and tidy (render's HTML tests); the pinned pi package is
+# installed by the tests themselves into ~/.cache/pifs. Then runs every test, race detector on.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -12,6 +12,8 @@ command -v fusermount3 >/dev/null || need+=(fuse3)
 command -v jq >/dev/null || need+=(jq)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+command -v chromium >/dev/null || need+=(chromium)
+command -v tidy >/dev/null || need+=(tidy)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		apt-get update -qq
