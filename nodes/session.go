@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -102,6 +103,7 @@ const (
 	infoName        = "info.json"
 	contextName     = "context.json"
 	transcriptName  = "transcript.md"
+	htmlName        = "transcript.html"
 	nameName        = "name"
 	leafName        = "leaf"
 	appendName      = "append"
@@ -142,6 +144,7 @@ var sessionFiles = []struct {
 	{infoName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newInfoFile(s) }},
 	{contextName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newContextFile(s, "", false) }},
 	{transcriptName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newTranscriptFile(s, "", false) }},
+	{htmlName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newHTMLFile(s, "", false) }},
 	{nameName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newNameFile(s) }},
 	{leafName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newLeafFile(s) }},
 	{appendName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newAppendFile(s) }},
@@ -300,7 +303,7 @@ func (f *headerFile) content() ([]byte, time.Time, error) {
 	if ms := jsjson.DateValue(m.Header.Timestamp); !math.IsNaN(ms) {
 		mt = msTime(ms)
 	}
-	return indentJSON(m.Header.Raw), mt, nil
+	return render.Indent(nil, m.Header.Raw), mt, nil
 }
 
 // infoFile is info.json.
@@ -316,11 +319,11 @@ func newInfoFile(s sessionRef) *infoFile {
 }
 
 func (f *infoFile) content() ([]byte, time.Time, error) {
-	return f.s.render(infoName, func(ss *session) []byte { return renderInfo(ss, time.Unix(0, ss.file.Sig.Mtime)) })
+	return f.s.render(infoName, func(ss *session) []byte { return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime)) })
 }
 
 func (f *infoFile) size() (int64, time.Time, error) {
-	return f.s.renderSize(infoName, func(ss *session) []byte { return renderInfo(ss, time.Unix(0, ss.file.Sig.Mtime)) })
+	return f.s.renderSize(infoName, func(ss *session) []byte { return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime)) })
 }
 
 // contextFile is context.json: the model context at the session's leaf, or
@@ -340,14 +343,14 @@ func newContextFile(s sessionRef, at string, branch bool) *contextFile {
 
 func (f *contextFile) content() ([]byte, time.Time, error) {
 	if !f.branch {
-		return f.s.render(contextName, func(ss *session) []byte { return indentJSON(ss.tree.Context().JSON()) })
+		return f.s.render(contextName, func(ss *session) []byte { return render.Indent(nil, ss.tree.Context().JSON()) })
 	}
-	return f.s.renderEntry(f.at, "context\x00"+f.at, func(ss *session) []byte { return indentJSON(ss.tree.ContextAt(f.at).JSON()) })
+	return f.s.renderEntry(f.at, "context\x00"+f.at, func(ss *session) []byte { return render.Indent(nil, ss.tree.ContextAt(f.at).JSON()) })
 }
 
 func (f *contextFile) size() (int64, time.Time, error) {
 	if !f.branch {
-		return f.s.renderSize(contextName, func(ss *session) []byte { return indentJSON(ss.tree.Context().JSON()) })
+		return f.s.renderSize(contextName, func(ss *session) []byte { return render.Indent(nil, ss.tree.Context().JSON()) })
 	}
 	data, mt, err := f.content()
 	return int64(len(data)), mt, err
@@ -370,9 +373,9 @@ func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
 
 func (f *transcriptFile) content() ([]byte, time.Time, error) {
 	if !f.branch {
-		return f.s.render(transcriptName, func(ss *session) []byte { return renderTranscript(ss.tree.LeafPath()) })
+		return f.s.render(transcriptName, func(ss *session) []byte { return render.Transcript(ss.tree.LeafPath()) })
 	}
-	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return renderTranscript(ss.tree.PathTo(f.at)) })
+	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return render.Transcript(ss.tree.PathTo(f.at)) })
 }
 
 // followed is where an open transcript stands: the version of the file it
@@ -427,7 +430,7 @@ func (f *transcriptFile) extend(state any) ([]byte, any, error) {
 		if len(path) < n || (n > 0 && !sameEntry(path[n-1], st.path[n-1])) {
 			return nil
 		}
-		more = renderTranscript(path[n:])
+		more = render.Transcript(path[n:])
 		next = followed{ss.file, ss.tree, path}
 		return nil
 	})
@@ -442,7 +445,43 @@ func sameEntry(a, b *sessions.Entry) bool {
 
 func (f *transcriptFile) size() (int64, time.Time, error) {
 	if !f.branch {
-		return f.s.renderSize(transcriptName, func(ss *session) []byte { return renderTranscript(ss.tree.LeafPath()) })
+		return f.s.renderSize(transcriptName, func(ss *session) []byte { return render.Transcript(ss.tree.LeafPath()) })
+	}
+	data, mt, err := f.content()
+	return int64(len(data)), mt, err
+}
+
+// htmlFile is transcript.html: the same path as one self-contained page.
+// A page is read whole, so it does not follow the session: a new open (a
+// reload) shows what was added.
+type htmlFile struct {
+	file
+	s      sessionRef
+	at     string
+	branch bool
+}
+
+func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
+	f := &htmlFile{s: s, at: at, branch: branch}
+	f.file = file{r: s.r, src: f}
+	return f
+}
+
+func (f *htmlFile) content() ([]byte, time.Time, error) {
+	page := func(ss *session, path []*sessions.Entry) []byte {
+		return render.TranscriptHTML(render.PageOf(ss.tree), path)
+	}
+	if !f.branch {
+		return f.s.render(htmlName, func(ss *session) []byte { return page(ss, ss.tree.LeafPath()) })
+	}
+	return f.s.renderEntry(f.at, "html\x00"+f.at, func(ss *session) []byte { return page(ss, pathTo(f.s.r.st, ss, f.at)) })
+}
+
+func (f *htmlFile) size() (int64, time.Time, error) {
+	if !f.branch {
+		return f.s.renderSize(htmlName, func(ss *session) []byte {
+			return render.TranscriptHTML(render.PageOf(ss.tree), ss.tree.LeafPath())
+		})
 	}
 	data, mt, err := f.content()
 	return int64(len(data)), mt, err

@@ -371,3 +371,9 @@ func (st *store) parsedLeaf(f *sessions.File) (string, bool) {
 	}
 	return s.tree.LeafID(), true
 }
+
+// entryMtime is when an entry was written; zero when its timestamp is not
+// a valid date.
+func entryMtime(e *sessions.Entry) time.Time {
+	return msTime(jsjson.DateValue(e.Timestamp))
+}

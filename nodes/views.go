@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -132,7 +133,26 @@ func newEntryFile(s sessionRef, id string) *entryFile {
 }
 
 func (f *entryFile) content() ([]byte, time.Time, error) {
-	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return indentJSON(ss.tree.Node(f.id).Raw) })
+	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.tree.Node(f.id).Raw) })
+}
+
+// size counts the indented entry without making it: `ls -l entries/`
+// renders nothing.
+func (f *entryFile) size() (int64, time.Time, error) {
+	var n int
+	var mt time.Time
+	err := f.s.with(func(ss *session) error {
+		node := ss.tree.Node(f.id)
+		if node == nil {
+			return ErrNotFound
+		}
+		n, mt = render.IndentSize(node.Raw), entryMtime(node.Entry)
+		return nil
+	})
+	if err == nil && mt.IsZero() {
+		mt, err = f.s.activity()
+	}
+	return int64(n), mt, err
 }
 
 // branchesDir is branches/: one folder per tip, though any entry id
@@ -238,7 +258,7 @@ func pathTo(st *store, ss *session, id string) []*sessions.Entry {
 }
 
 func (d *branchDir) list() ([]child, error) {
-	out := []child{d.context(), d.transcript()}
+	out := []child{d.context(), d.transcript(), d.html()}
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.r.st, ss, d.id)
 		if len(path) == 0 {
@@ -258,6 +278,8 @@ func (d *branchDir) lookup(name string) (child, error) {
 		return d.context(), nil
 	case transcriptName:
 		return d.transcript(), nil
+	case htmlName:
+		return d.html(), nil
 	}
 	pos, ok := namePos(name)
 	if !ok {
@@ -283,6 +305,11 @@ func (d *branchDir) context() child {
 func (d *branchDir) transcript() child {
 	s, id := d.s, d.id
 	return child{transcriptName, syscall.S_IFREG, s.ino(branchesName, id, transcriptName), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
+}
+
+func (d *branchDir) html() child {
+	s, id := d.s, d.id
+	return child{htmlName, syscall.S_IFREG, s.ino(branchesName, id, htmlName), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
 }
 
 func (d *branchDir) entry(pos int, e *sessions.Entry) child {
