@@ -84,7 +84,12 @@ func (d *dir) resolve(name string) (uint64, bool) {
 }
 
 func (d *dir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return toErrno(d.fillAttr(&out.Attr))
+	if err := d.fillAttr(&out.Attr); err != nil {
+		return toErrno(err)
+	}
+	n := d.EmbeddedInode()
+	own(&out.Attr, d.r.ownerFor(n.Operations(), parentOf(n)))
+	return 0
 }
 
 func (d *dir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
@@ -107,6 +112,7 @@ func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.In
 		if err := a.fillAttr(&out.Attr); err != nil {
 			return nil, toErrno(err)
 		}
+		own(&out.Attr, d.r.ownerFor(node, d.EmbeddedInode()))
 	}
 	out.Attr.Ino = c.ino
 	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
@@ -147,8 +153,24 @@ func (d *dir) Create(ctx context.Context, name string, flags uint32, mode uint32
 	return nil, nil, 0, syscall.EROFS
 }
 
-func (d *dir) Unlink(ctx context.Context, name string) syscall.Errno { return syscall.EROFS }
-func (d *dir) Rmdir(ctx context.Context, name string) syscall.Errno  { return syscall.EROFS }
+// Unlink and Rmdir are refused: the mount only reads, but for labels/. A
+// refusal inside a session is remembered for its caller, so that the same
+// process removing the whole folder (rm -rf) clears no label on its way.
+func (d *dir) Unlink(ctx context.Context, name string) syscall.Errno {
+	d.refuseRemoval(ctx)
+	return syscall.EROFS
+}
+
+func (d *dir) Rmdir(ctx context.Context, name string) syscall.Errno {
+	d.refuseRemoval(ctx)
+	return syscall.EROFS
+}
+
+func (d *dir) refuseRemoval(ctx context.Context) {
+	if p, ok := d.src.(sessionPart); ok {
+		d.r.removals.refused(ctx, p.session())
+	}
+}
 
 func (d *dir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	return syscall.EROFS
@@ -221,16 +243,17 @@ func (f *file) fillAttr(out *fuse.Attr) error {
 }
 
 func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if err := f.fillAttr(&out.Attr); err != nil {
+		return toErrno(err)
+	}
 	if h, ok := fh.(*growing); ok {
 		// fstat of a followed file: the size it has grown to.
-		if err := f.fillAttr(&out.Attr); err != nil {
-			return toErrno(err)
-		}
 		out.Attr.Size = uint64(h.size())
 		out.Attr.Blocks = (out.Attr.Size + 511) / 512
-		return 0
 	}
-	return toErrno(f.fillAttr(&out.Attr))
+	n := f.EmbeddedInode()
+	own(&out.Attr, f.r.ownerFor(n.Operations(), parentOf(n)))
+	return 0
 }
 
 // Setattr accepts on a control what opening it with O_TRUNC asks
@@ -395,7 +418,12 @@ func (l *link) fillAttr(out *fuse.Attr) error {
 }
 
 func (l *link) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return toErrno(l.fillAttr(&out.Attr))
+	if err := l.fillAttr(&out.Attr); err != nil {
+		return toErrno(err)
+	}
+	n := l.EmbeddedInode()
+	own(&out.Attr, l.r.ownerFor(n.Operations(), parentOf(n)))
+	return 0
 }
 
 func (l *link) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {

@@ -59,6 +59,7 @@ type Root struct {
 	st       *store
 	uid, gid uint32
 	refused  refusals
+	removals removals
 }
 
 var (

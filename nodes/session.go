@@ -236,9 +236,12 @@ func (f *sessionFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 			return toErrno(err)
 		}
 		f.s.r.fill(&out.Attr, syscall.S_IFREG|0o444, uint64(fi.Size()), fi.ModTime())
-		return 0
+	} else if err := f.fillAttr(&out.Attr); err != nil {
+		return toErrno(err)
 	}
-	return toErrno(f.fillAttr(&out.Attr))
+	n := f.EmbeddedInode()
+	own(&out.Attr, f.s.r.ownerFor(n.Operations(), parentOf(n)))
+	return 0
 }
 
 func (f *sessionFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {

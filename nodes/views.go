@@ -549,6 +549,11 @@ func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.
 // Unlink clears a label: `rm labels/NAME` clears it on every entry that
 // carries it, so that the name goes away.
 func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
+	if d.r.removals.removing(ctx, d.s) {
+		err := refuse(ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
+		d.s.refused(err)
+		return toErrno(err)
+	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		_, texts := labels(ss.tree)
 		text, ok := texts[name]

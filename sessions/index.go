@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Index is a store as a mount lists it: its projects, their sessions known
@@ -62,6 +63,9 @@ type File struct {
 	Flat   bool
 	Sig    Sig
 	Header *Header // nil: not a session
+	// Mode, Uid and Gid are the file's permissions and owner.
+	Mode     os.FileMode
+	Uid, Gid uint32
 
 	tailOnce sync.Once
 	tail     Tail
@@ -566,7 +570,10 @@ func (x *Index) load(path string, old *File) *File {
 	if old != nil && old.Sig == sig {
 		return old
 	}
-	f := &File{Path: path, Sig: sig}
+	f := &File{Path: path, Sig: sig, Mode: fi.Mode()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		f.Uid, f.Gid = st.Uid, st.Gid
+	}
 	if old != nil && old.Header != nil && sig.Grew(old.Sig) {
 		f.Header = old.Header // appends never change the header
 		return f

@@ -1,0 +1,120 @@
+package fs
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRmRfChangesNothing: rm -rf of a session folder fails and leaves the
+// file byte for byte as it was, labels included; rm of one label alone
+// still clears it.
+func TestRmRfChangesNothing(t *testing.T) {
+	store, file := writeStore(t)
+	mnt := testMount(t, store)
+	before, _ := os.ReadFile(file)
+	if _, code := runStatus(t, mnt, "rm", "-rf", "./"+fixProject+"/"+fixSession); code == 0 {
+		t.Error("rm -rf of a session folder succeeded")
+	}
+	if _, code := runStatus(t, mnt, "rm", "-rf", "./"+fixProject); code == 0 {
+		t.Error("rm -rf of a project folder succeeded")
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+		t.Fatalf("rm -rf changed the session file:\n%s", after[len(before):])
+	}
+	if got := lines(run(t, sessionPath(mnt), "ls", "labels")); len(got) != 1 {
+		t.Fatalf("labels after rm -rf: %q", got)
+	}
+	if !strings.Contains(run(t, sessionPath(mnt), "cat", "errors"), "not cleared") {
+		t.Error("errors does not say why the label was kept")
+	}
+	run(t, sessionPath(mnt), "rm", "labels/good%2Fone")
+	eventually(t, "label cleared by rm alone", func() (bool, string) {
+		got := lines(run(t, sessionPath(mnt), "ls", "labels"))
+		return len(got) == 0, strings.Join(got, " ")
+	})
+}
+
+// otherUser returns a user that is not root, making one if needed.
+func otherUser(t *testing.T) (uid, gid int) {
+	t.Helper()
+	const name = "pifs-test-other"
+	u, err := user.Lookup(name)
+	if err != nil {
+		if out, err := exec.Command("useradd", "--system", "--no-create-home", name).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v: %s", err, out)
+		}
+		if u, err = user.Lookup(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid
+}
+
+// asUser runs a command as another user and returns its exit code.
+func asUser(t *testing.T, uid, gid int, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("setpriv", append([]string{"--reuid", strconv.Itoa(uid), "--regid", strconv.Itoa(gid), "--clear-groups", "--"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return string(out), 0
+}
+
+// TestOtherUsersSeeWhatTheStoreShows: with --allow-other, another user
+// reads through the mount exactly what the store lets them read: a
+// private project (0700, files 0600) not at all, a public one in full.
+func TestOtherUsersSeeWhatTheStoreShows(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to act as another user")
+	}
+	uid, gid := otherUser(t)
+	store, file := writeStore(t)
+	os.Chmod(store, 0o755)
+	private := filepath.Join(store, "--private--")
+	os.Mkdir(private, 0o700)
+	data, _ := os.ReadFile(file)
+	os.WriteFile(filepath.Join(private, "s.jsonl"), data, 0o600)
+	mnt := testMount(t, store, func(o *Options) { o.AllowOther = true })
+	os.Chmod(filepath.Dir(mnt), 0o755) // the test's temp folder
+
+	pub := filepath.Join(mnt, fixProject, fixSession)
+	for _, f := range []string{"session.jsonl", "context.json", "transcript.md", "entries/a1.json"} {
+		if out, code := asUser(t, uid, gid, "cat", filepath.Join(pub, f)); code != 0 {
+			t.Errorf("another user cannot read the public %s: %s", f, out)
+		}
+	}
+	// Directly in the store and through the mount alike: refused.
+	for _, p := range []string{filepath.Join(private, "s.jsonl"), filepath.Join(mnt, "--private--", "s", "session.jsonl"), filepath.Join(mnt, "--private--", "s", "context.json")} {
+		if _, code := asUser(t, uid, gid, "cat", p); code == 0 {
+			t.Errorf("another user reads the private %s", p)
+		}
+	}
+	if _, code := asUser(t, uid, gid, "ls", filepath.Join(mnt, "--private--")); code == 0 {
+		t.Error("another user lists the private project")
+	}
+	// The owner (root) still reads it, with the store's modes shown.
+	fi, err := os.Stat(filepath.Join(mnt, "--private--", "s", "context.json"))
+	if err != nil || fi.Mode().Perm() != 0o400 {
+		t.Errorf("private context.json: %v, mode %v; want 0400", err, fi.Mode())
+	}
+	if fi, err := os.Stat(filepath.Join(mnt, "--private--", "s")); err != nil || fi.Mode().Perm() != 0o500 {
+		t.Errorf("private session folder: %v, mode %v; want 0500", err, fi.Mode())
+	}
+	if fi, err := os.Stat(filepath.Join(pub, "leaf")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("public leaf control: %v, mode %v; want 0644", err, fi.Mode())
+	}
+}
