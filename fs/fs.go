@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -24,22 +25,28 @@ const Name = "pifs"
 
 // Options configure a mount.
 type Options struct {
-	// SessionsDir is the store: one folder per project.
+	// SessionsDir is the store: one folder per project. df and findmnt
+	// show it as the mount's source.
 	SessionsDir string
 	ReadOnly    bool
 	// AllowOther lets other users in; it implies default_permissions.
 	AllowOther bool
-	// MountOptions are fstab-style options (-o); ro, rw, allow_other and
-	// debug are understood, fstab-only ones ignored, the rest passed to
-	// the kernel.
+	// NonEmpty mounts over a directory that has files in it.
+	NonEmpty bool
+	// MountOptions are fstab-style options (-o); ro, rw, allow_other,
+	// nonempty and debug are understood, fstab-only ones ignored, a few
+	// passed to the kernel, and any other refused.
 	MountOptions []string
-	Debug        bool
+	// Debug logs every FUSE request, at debug level.
+	Debug bool
 	// CacheSize is how many parsed sessions are kept (default 64).
 	CacheSize int
+	// CacheBytes bounds, in bytes, what the mount keeps in memory.
+	CacheBytes int64
 	// PollInterval is how often the watcher looks at the store (default
 	// 300ms).
 	PollInterval time.Duration
-	Logger       *log.Logger
+	Logger       *slog.Logger
 }
 
 // FS is a mounted pifs.
@@ -53,20 +60,31 @@ type FS struct {
 	logger     *log.Logger
 }
 
-// fstabOnly are options that mean something to mount(8) or fstab, not to
-// the file system.
+// fstabOnly are options that mean something to mount(8), mount.fuse3,
+// systemd or fstab, not to the file system.
 var fstabOnly = map[string]bool{
 	"defaults": true, "auto": true, "noauto": true, "user": true, "nouser": true, "users": true,
-	"_netdev": true, "nofail": true, "rw": true, "exec": true, "noexec": true, "suid": true,
-	"nosuid": true, "dev": true, "nodev": true, "async": true,
+	"owner": true, "group": true, "_netdev": true, "nofail": true, "rw": true, "async": true,
+	"loud": true, "silent": true, "drop_privileges": true,
 }
 
-// parseMountOptions folds -o options into o and returns those for the kernel.
-func parseMountOptions(o *Options) []string {
+// kernelFlags pass through to fusermount3 and the kernel as they are.
+var kernelFlags = map[string]bool{
+	"exec": true, "noexec": true, "suid": true, "nosuid": true, "dev": true, "nodev": true,
+	"atime": true, "noatime": true, "relatime": true, "norelatime": true, "strictatime": true,
+	"nodiratime": true, "diratime": true, "sync": true, "dirsync": true, "lazytime": true,
+	"default_permissions": true, "auto_unmount": true, "allow_root": true,
+}
+
+// parseMountOptions folds -o options into o and returns those for the
+// kernel; an option pifs does not know is an error, so that a typo is
+// named before anything is mounted.
+func parseMountOptions(o *Options) ([]string, error) {
 	var kernel []string
 	for _, opts := range o.MountOptions {
 		for _, opt := range strings.Split(opts, ",") {
 			opt = strings.TrimSpace(opt)
+			key, _, _ := strings.Cut(opt, "=")
 			switch {
 			case opt == "":
 			case opt == "ro":
@@ -75,13 +93,17 @@ func parseMountOptions(o *Options) []string {
 				o.AllowOther = true
 			case opt == "debug":
 				o.Debug = true
-			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), strings.HasPrefix(opt, "comment="):
-			default:
+			case opt == "nonempty":
+				o.NonEmpty = true
+			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), key == "comment", key == "setuid":
+			case kernelFlags[opt], key == "max_read", key == "blksize", key == "umask", key == "uid", key == "gid":
 				kernel = append(kernel, opt)
+			default:
+				return nil, fmt.Errorf("unknown mount option %q", opt)
 			}
 		}
 	}
-	return kernel
+	return kernel, nil
 }
 
 // checkOverlap refuses a mountpoint inside the store, or a store inside the
@@ -96,10 +118,10 @@ func checkOverlap(store, mnt string) error {
 		return fmt.Errorf("mountpoint: %w", err)
 	}
 	if within(m, s) {
-		return fmt.Errorf("mountpoint %s is inside the sessions directory %s", mnt, store)
+		return fmt.Errorf("mountpoint %s is inside the sessions directory %s; mount outside it", mnt, store)
 	}
 	if within(s, m) {
-		return fmt.Errorf("sessions directory %s is inside the mountpoint %s", store, mnt)
+		return fmt.Errorf("sessions directory %s is inside the mountpoint %s; mount elsewhere", store, mnt)
 	}
 	return nil
 }
@@ -118,22 +140,43 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// Mount mounts the store at mountpoint and returns once the mount is ready.
+// checkSessionsDir refuses a store that is missing or not a directory.
+func checkSessionsDir(dir string) error {
+	if dir == "" {
+		return refuse(KindSessionsDir, "no sessions directory")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return refuse(KindSessionsDir, "sessions directory %s does not exist; create it (mkdir -p %s) or choose another with --sessions-dir", dir, shellQuote(dir))
+	case err != nil:
+		return refuse(KindSessionsDir, "sessions directory: %v", err)
+	case !fi.IsDir():
+		return refuse(KindSessionsDir, "sessions directory %s is not a directory; choose another with --sessions-dir", dir)
+	}
+	return nil
+}
+
+// Mount mounts the store at mountpoint and returns once the mount is
+// ready. A refusal is an *Error (see KindOf), given before anything is
+// mounted; on any error nothing is left mounted.
 func Mount(mountpoint string, o Options) (*FS, error) {
-	if o.SessionsDir == "" {
-		return nil, errors.New("no sessions directory")
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if fi, err := os.Stat(o.SessionsDir); err != nil {
-		return nil, fmt.Errorf("sessions directory: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("sessions directory %s is not a directory", o.SessionsDir)
-	}
-	if err := checkOverlap(o.SessionsDir, mountpoint); err != nil {
+	if err := checkSessionsDir(o.SessionsDir); err != nil {
 		return nil, err
 	}
-	kernelOpts := parseMountOptions(&o)
-	if o.Logger == nil {
-		o.Logger = log.New(os.Stderr, "pifs: ", log.LstdFlags)
+	kernelOpts, err := parseMountOptions(&o)
+	if err != nil {
+		return nil, &Error{Kind: KindMount, Err: err}
+	}
+	if err := checkMountpoint(mountpoint, o.SessionsDir, o.NonEmpty, o.Logger); err != nil {
+		return nil, err
+	}
+	if o.CacheSize <= 0 && o.CacheBytes > 0 {
+		// Until nodes budgets bytes: a parsed session of a few MB each.
+		o.CacheSize = int(max(1, min(o.CacheBytes/(8<<20), 1<<20)))
 	}
 	if o.CacheSize <= 0 {
 		o.CacheSize = 64
@@ -145,12 +188,18 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, ReadOnly: o.ReadOnly, CacheSize: o.CacheSize, Logger: o.Logger})
+	o.SessionsDir = store
+	logger := slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, ReadOnly: o.ReadOnly, CacheSize: o.CacheSize, Logger: logger})
 	server, err := mountRoot(mountpoint, root, o, kernelOpts)
 	if err != nil {
-		return nil, err
+		// The checks above saw no mount here: a pifs mount now is ours.
+		if m, ok := mountAt(canonical(mountpoint)); ok && m.FSType == "fuse."+Name {
+			detach(m.Point)
+		}
+		return nil, &Error{Kind: KindMount, Err: fmt.Errorf("mount failed: %w", err)}
 	}
-	f := &FS{Mountpoint: mountpoint, server: server, root: root, stop: make(chan struct{}), done: make(chan struct{}), logger: o.Logger}
+	f := &FS{Mountpoint: mountpoint, server: server, root: root, stop: make(chan struct{}), done: make(chan struct{}), logger: logger}
 	go f.watch(o.PollInterval)
 	return f, nil
 }
@@ -159,24 +208,33 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts []string) (*fuse.Server, error) {
 	second := time.Second
 	negative := time.Duration(0) // new sessions show at once
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	fuseLog := slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
+	source := o.SessionsDir
+	if source == "" {
+		source = Name
+	}
 	opts := &gofs.Options{
 		EntryTimeout:    &second,
 		AttrTimeout:     &second,
 		NegativeTimeout: &negative,
-		Logger:          o.Logger,
+		Logger:          fuseLog,
 		MountOptions: fuse.MountOptions{
-			FsName:        Name,
+			FsName:        source,
 			Name:          Name,
 			Options:       kernelOpts,
 			AllowOther:    o.AllowOther,
 			Debug:         o.Debug,
-			Logger:        o.Logger,
+			Logger:        fuseLog,
 			DisableXAttrs: true,
 			// Entry files keep their pages; the others are direct I/O.
 			ExplicitDataCacheControl: true,
 			MaxReadAhead:             128 << 10,
 			PanicHandler: func(r any) fuse.Status {
-				o.Logger.Printf("panic in handler: %v\n%s", r, debug.Stack())
+				logger.Error(fmt.Sprintf("panic in handler: %v", r), "stack", string(debug.Stack()))
 				return fuse.EIO
 			},
 		},
@@ -227,8 +285,19 @@ func (f *FS) stopWatcher() {
 	<-f.done
 }
 
-// Unmount stops the watcher and unmounts.
+// Unmount unmounts, and stops the watcher once that worked: a mount that
+// stays (busy) keeps being kept current.
 func (f *FS) Unmount() error {
+	if err := f.server.Unmount(); err != nil {
+		return err
+	}
 	f.stopWatcher()
-	return f.server.Unmount()
+	return nil
+}
+
+// Detach unmounts lazily (umount -l): the mount leaves the namespace at
+// once and the server answers the files still open until they are closed;
+// Wait returns then.
+func (f *FS) Detach() error {
+	return detach(canonical(f.Mountpoint))
 }
