@@ -96,7 +96,7 @@ func parseMountOptions(o *Options) ([]string, error) {
 			case opt == "nonempty":
 				o.NonEmpty = true
 			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), key == "comment", key == "setuid":
-			case kernelFlags[opt], key == "max_read", key == "blksize", key == "umask", key == "uid", key == "gid":
+			case kernelFlags[opt], key == "max_read", key == "blksize":
 				kernel = append(kernel, opt)
 			default:
 				return nil, fmt.Errorf("unknown mount option %q", opt)

@@ -155,12 +155,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// clearDeadMount checks mnt for a disconnected mount (stat gives
-// ENOTCONN). One that is provably a dead pifs mount (type fuse.pifs) is
+// clearDeadMount checks mnt for a disconnected mount (ENOTCONN). One that is provably a dead pifs mount (type fuse.pifs) is
 // detached; any other is refused with the command that clears it.
 func clearDeadMount(mnt string, logger *slog.Logger) error {
-	_, err := os.Stat(mnt)
-	if !errors.Is(err, syscall.ENOTCONN) {
+	if !disconnected(mnt) {
 		return nil
 	}
 	path := canonical(mnt)
@@ -176,10 +174,21 @@ func clearDeadMount(mnt string, logger *slog.Logger) error {
 		return refuse(KindMountpoint, "mountpoint %s is a dead pifs mount of %s that could not be cleared (%v); clear it with: %s", mnt, m.Source, err, lazyUnmountCommand(mnt))
 	}
 	logger.Info(fmt.Sprintf("cleared a dead pifs mount of %s on %s", m.Source, mnt))
-	if _, err := os.Stat(mnt); errors.Is(err, syscall.ENOTCONN) {
+	if disconnected(mnt) {
 		return refuse(KindMountpoint, "mountpoint %s is still a dead mount after clearing one; clear it with: %s", mnt, lazyUnmountCommand(mnt))
 	}
 	return nil
+}
+
+// disconnected tells whether mnt is a FUSE mount whose server is gone. A
+// stat can still succeed then, from the kernel's attribute cache; statfs
+// always asks the server.
+func disconnected(mnt string) bool {
+	if _, err := os.Stat(mnt); errors.Is(err, syscall.ENOTCONN) {
+		return true
+	}
+	var st syscall.Statfs_t
+	return errors.Is(syscall.Statfs(mnt, &st), syscall.ENOTCONN)
 }
 
 // detach unmounts path lazily: directly when we may, else through

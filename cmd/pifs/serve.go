@@ -39,6 +39,9 @@ func serve(cfg config, ready *os.File) int {
 		logger = newLogger(f, cfg, true)
 	}
 	cfg.fs.Logger = logger
+	// Signals that come while mounting are handled once mounted.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
 	if cfg.pidFile != "" {
 		if err := checkPidFile(cfg.pidFile, logger); err != nil {
 			return fail(ready, logFile, exitError, err)
@@ -79,8 +82,6 @@ func serve(cfg config, ready *os.File) int {
 		fmt.Fprintf(os.Stderr, "pifs: %s\n", line)
 	}
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
 	go func() {
 		s := <-sigs
 		sdNotify("STOPPING=1")
@@ -108,7 +109,7 @@ func serve(cfg config, ready *os.File) int {
 // fail reports a failure to start: to the parent through the ready pipe
 // (it prints it), else on stderr; and to the log file when there is one.
 func fail(ready, logFile *os.File, code int, err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	if logFile != nil {
 		fmt.Fprintf(logFile, "pifs: %s\n", msg)
 	}
