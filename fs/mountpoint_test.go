@@ -1,9 +1,11 @@
 package fs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -85,4 +87,69 @@ func TestMountpointRefused(t *testing.T) {
 	if m, ok := mountAt(canonical(mnt)); !ok || m.Source != store {
 		t.Errorf("source shown = %+v, want the sessions directory %s", m, store)
 	}
+}
+
+// deadMount leaves a FUSE mount of type fuse.SUBTYPE on mnt whose server
+// is gone: the device is opened, mounted and closed without answering.
+func deadMount(t *testing.T, mnt, subtype, source string) {
+	t.Helper()
+	fd, err := syscall.Open("/dev/fuse", syscall.O_RDWR, 0)
+	if err != nil {
+		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	data := fmt.Sprintf("fd=%d,rootmode=40000,user_id=%d,group_id=%d", fd, os.Getuid(), os.Getgid())
+	if err := syscall.Mount(source, mnt, "fuse."+subtype, syscall.MS_NOSUID|syscall.MS_NODEV, data); err != nil {
+		syscall.Close(fd)
+		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("mount(2) of a FUSE device: %v", err)
+	}
+	syscall.Close(fd)
+	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
+}
+
+// TestDeadMounts: a dead pifs mount is cleared and the mount goes ahead;
+// a dead mount of another file system is refused, naming the command that
+// clears it.
+func TestDeadMounts(t *testing.T) {
+	store, _ := writeStore(t)
+	other := t.TempDir()
+	deadMount(t, other, "other", "elsewhere")
+	_, err := Mount(other, Options{SessionsDir: store})
+	want := "mountpoint " + other + " is a disconnected fuse.other mount of elsewhere (transport endpoint is not connected); clear it with: fusermount3 -u -z " + other
+	if KindOf(err) != KindMountpoint || err == nil || err.Error() != want {
+		t.Errorf("dead fuse.other mount: %v\nwant %s", err, want)
+	}
+
+	var logged strings.Builder
+	dead := t.TempDir()
+	deadMount(t, dead, Name, store)
+	m, err := Mount(dead, Options{SessionsDir: store, Logger: newLogger(&logged)})
+	if err != nil {
+		t.Fatalf("over a dead pifs mount: %v", err)
+	}
+	defer m.Unmount()
+	if !strings.Contains(logged.String(), "cleared a dead pifs mount of "+store+" on "+dead) {
+		t.Errorf("log: %s", logged.String())
+	}
+	if _, err := os.Stat(filepath.Join(dead, fixProject)); err != nil {
+		t.Errorf("new mount: %v", err)
+	}
+	if ms, _ := mounts(); countAt(ms, dead) != 1 {
+		t.Errorf("%d mounts on %s, want the new one only", countAt(ms, dead), dead)
+	}
+}
+
+func countAt(ms []mountInfo, p string) int {
+	n := 0
+	for _, m := range ms {
+		if m.Point == p {
+			n++
+		}
+	}
+	return n
 }
