@@ -202,17 +202,21 @@ func exitCode(err error) int {
 	return exitError
 }
 
-// newLogger logs to w at the level -v and --debug ask for.
-func newLogger(w io.Writer, cfg config, withTime bool) *slog.Logger {
+// newLogger logs at the level -v and --debug ask for: to a file as
+// slog's key=value lines with the time, to a terminal as "pifs: ..." lines.
+func newLogger(w io.Writer, cfg config, file bool) *slog.Logger {
 	level := slog.LevelInfo
 	if cfg.verbose > 0 || cfg.fs.Debug {
 		level = slog.LevelDebug
 	}
+	if !file {
+		return slog.New(newTermHandler(w, level))
+	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey && len(groups) == 0 && !withTime {
-				return slog.Attr{}
+			if a.Key == slog.MessageKey && len(groups) == 0 {
+				a.Value = slog.StringValue(strings.TrimPrefix(a.Value.String(), "pifs: "))
 			}
 			return a
 		},

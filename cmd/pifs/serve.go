@@ -58,7 +58,9 @@ func serve(cfg config, ready *os.File) int {
 	}
 	if cfg.pidFile != "" {
 		if err := writePidFile(cfg.pidFile); err != nil {
-			m.Unmount()
+			if m.Unmount() != nil {
+				m.Detach()
+			}
 			return fail(ready, logFile, exitError, fmt.Errorf("pid file: %w", err))
 		}
 		defer os.Remove(cfg.pidFile)
