@@ -478,7 +478,6 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-
 // TestDeadOtherMount: a dead FUSE mount that is not pifs's is left alone
 // and named, with the command that clears it (exit 3).
 func TestDeadOtherMount(t *testing.T) {
