@@ -121,6 +121,8 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 				cfg.pidFile = val
 			case key == "sessions_dir" && hasVal:
 				dir = val
+			case key == "debug" && !hasVal:
+				cfg.fs.Debug = true
 			case key == "verbose" && !hasVal:
 				cfg.verbose++
 			case key == "foreground" && !hasVal:
