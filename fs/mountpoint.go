@@ -180,15 +180,19 @@ func clearDeadMount(mnt string, logger *slog.Logger) error {
 	return nil
 }
 
-// disconnected tells whether mnt is a FUSE mount whose server is gone. A
-// stat can still succeed then, from the kernel's attribute cache; statfs
-// always asks the server.
+// disconnected tells whether mnt is a FUSE mount whose server is gone:
+// ENOTCONN, or ECONNABORTED when the connection was cut with requests in
+// flight. A stat can still succeed then, from the kernel's attribute
+// cache; statfs always asks the server.
 func disconnected(mnt string) bool {
-	if _, err := os.Stat(mnt); errors.Is(err, syscall.ENOTCONN) {
+	gone := func(err error) bool {
+		return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
+	}
+	if _, err := os.Stat(mnt); gone(err) {
 		return true
 	}
 	var st syscall.Statfs_t
-	return errors.Is(syscall.Statfs(mnt, &st), syscall.ENOTCONN)
+	return gone(syscall.Statfs(mnt, &st))
 }
 
 // detach unmounts path lazily: directly when we may, else through

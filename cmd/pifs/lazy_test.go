@@ -47,7 +47,14 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	// Daemons log to the state directory: not the user's.
+	state, err := os.MkdirTemp("", "pifs-state")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
+	os.RemoveAll(state)
 	if built.bin != "" {
 		os.RemoveAll(filepath.Dir(built.bin))
 	}
