@@ -73,7 +73,7 @@ var kernelFlags = map[string]bool{
 	"exec": true, "noexec": true, "suid": true, "nosuid": true, "dev": true, "nodev": true,
 	"atime": true, "noatime": true, "relatime": true, "norelatime": true, "strictatime": true,
 	"nodiratime": true, "diratime": true, "sync": true, "dirsync": true, "lazytime": true,
-	"default_permissions": true, "auto_unmount": true, "allow_root": true,
+	"default_permissions": true, "allow_root": true,
 }
 
 // parseMountOptions folds -o options into o and returns those for the
@@ -95,6 +95,10 @@ func parseMountOptions(o *Options) ([]string, error) {
 				o.Debug = true
 			case opt == "nonempty":
 				o.NonEmpty = true
+			case opt == "auto_unmount":
+				// fusermount3 then stays to watch us, and go-fuse waits for
+				// it to exit: the mount would hang.
+				return nil, fmt.Errorf("mount option auto_unmount is not supported: pifs unmounts itself on SIGHUP, SIGINT and SIGTERM, and clears a dead pifs mount when mounting again")
 			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), key == "comment", key == "setuid":
 			case kernelFlags[opt], key == "max_read", key == "blksize":
 				kernel = append(kernel, opt)

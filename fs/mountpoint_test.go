@@ -45,6 +45,9 @@ func TestParseMountOptions(t *testing.T) {
 	if _, err := parseMountOptions(&Options{MountOptions: []string{"rw,bogus"}}); err == nil || !strings.Contains(err.Error(), `"bogus"`) {
 		t.Errorf("unknown option: %v", err)
 	}
+	if _, err := parseMountOptions(&Options{MountOptions: []string{"auto_unmount"}}); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("auto_unmount: %v", err)
+	}
 }
 
 // TestMountpointRefused: each mistake is refused before mounting, with the

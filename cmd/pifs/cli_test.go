@@ -128,6 +128,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown flag", []string{"--bogus", full}, exitUsage, "unknown flag: --bogus"},
 		{"bad size", []string{"--cache-size", "lots", "--sessions-dir", store, emptyDir(t)}, exitUsage, "--cache-size: invalid size"},
 		{"bad -o", []string{"--sessions-dir", store, "-o", "ro,bogus", emptyDir(t)}, exitUsage, `unknown mount option "bogus"`},
+		{"auto_unmount", []string{"--sessions-dir", store, "-o", "auto_unmount", emptyDir(t)}, exitUsage, "auto_unmount is not supported"},
 		{"store twice", []string{"--sessions-dir", store, store, full}, exitUsage, "given twice"},
 		{"missing mountpoint", []string{"--sessions-dir", store, filepath.Join(tmp, "nope")}, exitMountpoint, "does not exist; create it with: mkdir -p"},
 		{"file mountpoint", []string{"--sessions-dir", store, file}, exitMountpoint, "is not a directory"},
@@ -251,7 +252,7 @@ func TestSecondSignal(t *testing.T) {
 		t.Fatalf("holder: %q", line)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
-	expectLine(t, lines, "detaching the busy mount lazily")
+	expectLine(t, lines, "detached the busy mount lazily")
 	if mounted(mnt) {
 		t.Errorf("still in the mount table after a lazy unmount")
 	}

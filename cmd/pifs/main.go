@@ -196,7 +196,7 @@ func exitCode(err error) int {
 	case fs.KindSessionsDir:
 		return exitSessionsDir
 	case fs.KindMount:
-		if strings.Contains(err.Error(), "unknown mount option") {
+		if strings.Contains(err.Error(), "mount option") {
 			return exitUsage
 		}
 		return exitMountFailed

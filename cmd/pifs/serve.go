@@ -89,9 +89,10 @@ func serve(cfg config, ready *os.File) int {
 		sdNotify("STOPPING=1")
 		logger.Info(fmt.Sprintf("%v: unmounting %s", s, cfg.mountpoint))
 		if err := m.Unmount(); err != nil {
-			logger.Warn(fmt.Sprintf("unmount: %v; detaching the busy mount lazily (a second signal exits at once)", err))
-			if err := m.Detach(); err != nil {
-				logger.Error("lazy unmount: " + err.Error())
+			if derr := m.Detach(); derr != nil {
+				logger.Error(fmt.Sprintf("unmount: %v; lazy unmount: %v", err, derr))
+			} else {
+				logger.Warn(fmt.Sprintf("unmount: %v; detached the busy mount lazily: its open files are served until closed (a second signal exits at once)", err))
 			}
 		}
 		s = <-sigs
@@ -236,21 +237,19 @@ func startDaemon(args []string) int {
 	w.Close()
 	ew.Close()
 	null.Close()
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(os.Stderr, er)
-		close(copied)
-	}()
+	// What the child wrote to stderr before it reported (fusermount3's
+	// complaint) waits in the pipe; a process that keeps the pipe open
+	// (fusermount3 with auto_unmount) must not make us wait.
 	line, _ := bufio.NewReader(r).ReadString('\n')
 	status, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
 	if status == "ok" {
-		<-copied
+		drain(er, os.Stderr)
 		fmt.Fprintf(os.Stderr, "pifs: %s\n", rest)
 		cmd.Process.Release()
 		return exitOK
 	}
 	cmd.Wait()
-	<-copied
+	drain(er, os.Stderr)
 	code, msg, _ := strings.Cut(rest, "\t")
 	n, err := strconv.Atoi(code)
 	if status != "error" || err != nil {
@@ -261,4 +260,25 @@ func startDaemon(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "pifs: %s\n", msg)
 	return n
+}
+
+// drain copies what is in the pipe r now to w, without waiting for more.
+func drain(r *os.File, w io.Writer) {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 64<<10)
+	rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := syscall.Read(int(fd), buf)
+			if n > 0 {
+				w.Write(buf[:n])
+			}
+			if n <= 0 || err != nil {
+				return true
+			}
+		}
+	})
+	r.Close()
 }
