@@ -34,14 +34,14 @@ bin="$here/bin/pifs"
 
 case "${1:-}" in
 -h | --help | -V | --version) exec "$bin" "$1" ;;
-"")
+"" | -*)
 	echo "usage: mount.sh MOUNTPOINT [pifs flags...]   (mount.sh --help for pifs's flags)" >&2
 	exit 2
 	;;
 esac
 mnt=$1
 shift
-[ -e "$mnt" ] || mkdir -p "$mnt"
+[ -e "$mnt" ] || mkdir -p -- "$mnt"
 
 if ! command -v fusermount3 >/dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
