@@ -18,11 +18,12 @@ for cand in "$(command -v go || true)" /usr/local/go/bin/go $(ls -d /usr/lib/go-
 done
 if [ -z "$go" ]; then
 	found=$(command -v go >/dev/null && go_version go || echo none)
+	pkg=golang-$(echo "$need" | cut -d. -f1,2)
 	cat >&2 <<MSG
 mount.sh: building pifs needs Go $need or newer (found: $found).
   Debian 12's golang-go is 1.19, too old. Either:
-  - from bookworm-backports: apt install -t bookworm-backports golang-1.22
-    (mount.sh finds /usr/lib/go-1.22/bin/go by itself), or
+  - from bookworm-backports: apt install -t bookworm-backports $pkg (or newer)
+    (mount.sh finds /usr/lib/go-1.*/bin/go by itself), or
   - the official tarball from https://go.dev/dl/, unpacked into /usr/local/go
     (mount.sh finds /usr/local/go/bin/go by itself).
 MSG
