@@ -1,11 +1,12 @@
 module github.com/pifs/pifs
 
-go 1.26.8
+go 1.24
 
 require (
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	github.com/google/uuid v1.6.0 // indirect
-	github.com/hanwen/go-fuse/v2 v2.12.1 // indirect
-	github.com/spf13/pflag v1.1.0 // indirect
-	golang.org/x/sys v0.28.0 // indirect
+	github.com/fsnotify/fsnotify v1.10.1
+	github.com/google/uuid v1.6.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
+	github.com/spf13/pflag v1.1.0
 )
+
+require golang.org/x/sys v0.28.0 // indirect

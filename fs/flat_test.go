@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -149,9 +149,9 @@ func TestMountWaitsForStore(t *testing.T) {
 			root := t.TempDir()
 			store := filepath.Join(root, "not", "yet", "sessions")
 			mnt := t.TempDir()
-			o := Options{SessionsDir: store, Debug: testing.Verbose(), Logger: log.New(io.Discard, "", 0), PollInterval: 100 * time.Millisecond}
+			o := Options{SessionsDir: store, Debug: testing.Verbose(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PollInterval: 100 * time.Millisecond}
 			if testing.Verbose() {
-				o.Logger = log.New(os.Stderr, "pifs: ", log.Lmicroseconds)
+				o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			}
 			m, err := Mount(mnt, o)
 			if err != nil {

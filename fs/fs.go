@@ -6,8 +6,7 @@ package fs
 import (
 	"errors"
 	"fmt"
-	iofs "io/fs"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -26,22 +25,26 @@ const Name = "pifs"
 // Options configure a mount.
 type Options struct {
 	// SessionsDir is the store: one folder per project, and session files
-	// at the top where pi keeps them flat.
+	// at the top where pi keeps them flat. df and findmnt show it as the
+	// mount's source. One that does not exist yet is mounted empty.
 	SessionsDir string
-	// TimeZone is the zone of the usage reports' days (nil: local).
-	TimeZone *time.Location
 	// Flat tells that new sessions go at the top of the store, as pi
 	// writes them into a directory the user chose (sessions.Location).
-	Flat     bool
+	Flat bool
+	// TimeZone is the zone of the usage reports' days (nil: local).
+	TimeZone *time.Location
 	ReadOnly bool
 	// AllowOther lets other users in; it implies default_permissions.
 	AllowOther bool
-	// MountOptions are fstab-style options (-o); ro, rw, allow_other and
-	// debug are understood, fstab-only ones ignored, the rest passed to
-	// the kernel.
+	// NonEmpty mounts over a directory that has files in it.
+	NonEmpty bool
+	// MountOptions are fstab-style options (-o); ro, rw, allow_other,
+	// nonempty and debug are understood, fstab-only ones ignored, a few
+	// passed to the kernel, and any other refused.
 	MountOptions []string
-	Debug        bool
-	// readDirPlus turns READDIRPLUS back on (-o readdirplus), to measure it.
+	// Debug logs every FUSE request, at debug level.
+	Debug bool
+	// readDirPlus turns READDIRPLUS on (-o readdirplus), to measure it.
 	readDirPlus bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings (default DefaultCacheBytes).
@@ -50,7 +53,7 @@ type Options struct {
 	// interval instead of using the kernel's change events; it polls
 	// anyway where the store's file system raises none (NFS, FUSE).
 	PollInterval time.Duration
-	Logger       *log.Logger
+	Logger       *slog.Logger
 }
 
 // DefaultCacheBytes is the default memory budget of a mount.
@@ -62,23 +65,34 @@ type FS struct {
 	server     *fuse.Server
 	root       *nodes.Root
 	watcher    *sessions.Watcher
-	logger     *log.Logger
+	logger     *slog.Logger
 }
 
-// fstabOnly are options that mean something to mount(8) or fstab, not to
-// the file system.
+// fstabOnly are options that mean something to mount(8), mount.fuse3,
+// systemd or fstab, not to the file system.
 var fstabOnly = map[string]bool{
 	"defaults": true, "auto": true, "noauto": true, "user": true, "nouser": true, "users": true,
-	"_netdev": true, "nofail": true, "rw": true, "exec": true, "noexec": true, "suid": true,
-	"nosuid": true, "dev": true, "nodev": true, "async": true,
+	"owner": true, "group": true, "_netdev": true, "nofail": true, "rw": true, "async": true,
+	"loud": true, "silent": true, "drop_privileges": true,
 }
 
-// parseMountOptions folds -o options into o and returns those for the kernel.
-func parseMountOptions(o *Options) []string {
+// kernelFlags pass through to fusermount3 and the kernel as they are.
+var kernelFlags = map[string]bool{
+	"exec": true, "noexec": true, "suid": true, "nosuid": true, "dev": true, "nodev": true,
+	"atime": true, "noatime": true, "relatime": true, "norelatime": true, "strictatime": true,
+	"nodiratime": true, "diratime": true, "sync": true, "dirsync": true, "lazytime": true,
+	"default_permissions": true, "allow_root": true,
+}
+
+// parseMountOptions folds -o options into o and returns those for the
+// kernel; an option pifs does not know is an error, so that a typo is
+// named before anything is mounted.
+func parseMountOptions(o *Options) ([]string, error) {
 	var kernel []string
 	for _, opts := range o.MountOptions {
 		for _, opt := range strings.Split(opts, ",") {
 			opt = strings.TrimSpace(opt)
+			key, _, _ := strings.Cut(opt, "=")
 			switch {
 			case opt == "":
 			case opt == "ro":
@@ -87,15 +101,23 @@ func parseMountOptions(o *Options) []string {
 				o.AllowOther = true
 			case opt == "debug":
 				o.Debug = true
+			case opt == "nonempty":
+				o.NonEmpty = true
 			case opt == "readdirplus":
 				o.readDirPlus = true
-			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), strings.HasPrefix(opt, "comment="):
-			default:
+			case opt == "auto_unmount":
+				// fusermount3 then stays to watch us, and go-fuse waits for
+				// it to exit: the mount would hang.
+				return nil, fmt.Errorf("mount option auto_unmount is not supported: pifs unmounts itself on SIGHUP, SIGINT and SIGTERM, and clears a dead pifs mount when mounting again")
+			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), key == "comment", key == "setuid":
+			case kernelFlags[opt], key == "max_read", key == "blksize":
 				kernel = append(kernel, opt)
+			default:
+				return nil, fmt.Errorf("unknown mount option %q", opt)
 			}
 		}
 	}
-	return kernel
+	return kernel, nil
 }
 
 // checkOverlap refuses a mountpoint inside the store, or a store inside the
@@ -110,10 +132,10 @@ func checkOverlap(store, mnt string) error {
 		return fmt.Errorf("mountpoint: %w", err)
 	}
 	if within(m, s) {
-		return fmt.Errorf("mountpoint %s is inside the sessions directory %s", mnt, store)
+		return fmt.Errorf("mountpoint %s is inside the sessions directory %s; mount outside it", mnt, store)
 	}
 	if within(s, m) {
-		return fmt.Errorf("sessions directory %s is inside the mountpoint %s", store, mnt)
+		return fmt.Errorf("sessions directory %s is inside the mountpoint %s; mount elsewhere", store, mnt)
 	}
 	return nil
 }
@@ -131,7 +153,7 @@ func realPath(p string) (string, error) {
 		if err == nil {
 			return filepath.Join(r, rest), nil
 		}
-		if !errors.Is(err, iofs.ErrNotExist) || filepath.Dir(abs) == abs {
+		if !errors.Is(err, os.ErrNotExist) || filepath.Dir(abs) == abs {
 			return "", err
 		}
 		rest = filepath.Join(filepath.Base(abs), rest)
@@ -145,25 +167,41 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// Mount mounts the store at mountpoint and returns once the mount is ready.
+// checkSessionsDir refuses a store that is not a directory. One that does
+// not exist yet is mounted empty and filled in when pi creates it.
+func checkSessionsDir(dir string) (missing bool, err error) {
+	if dir == "" {
+		return false, refuse(KindSessionsDir, "no sessions directory")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return true, nil
+	case err != nil:
+		return false, refuse(KindSessionsDir, "sessions directory: %v", err)
+	case !fi.IsDir():
+		return false, refuse(KindSessionsDir, "sessions directory %s is not a directory; choose another with --sessions-dir", dir)
+	}
+	return false, nil
+}
+
+// Mount mounts the store at mountpoint and returns once the mount is
+// ready. A refusal is an *Error (see KindOf), given before anything is
+// mounted; on any error nothing is left mounted.
 func Mount(mountpoint string, o Options) (*FS, error) {
-	if o.SessionsDir == "" {
-		return nil, errors.New("no sessions directory")
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	missing := false
-	if fi, err := os.Stat(o.SessionsDir); errors.Is(err, iofs.ErrNotExist) {
-		missing = true // mounted empty, filled in when pi creates it
-	} else if err != nil {
-		return nil, fmt.Errorf("sessions directory: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("sessions directory %s is not a directory", o.SessionsDir)
-	}
-	if err := checkOverlap(o.SessionsDir, mountpoint); err != nil {
+	missing, err := checkSessionsDir(o.SessionsDir)
+	if err != nil {
 		return nil, err
 	}
-	kernelOpts := parseMountOptions(&o)
-	if o.Logger == nil {
-		o.Logger = log.New(os.Stderr, "pifs: ", log.LstdFlags)
+	kernelOpts, err := parseMountOptions(&o)
+	if err != nil {
+		return nil, &Error{Kind: KindMount, Err: err}
+	}
+	if err := checkMountpoint(mountpoint, o.SessionsDir, o.NonEmpty, o.Logger); err != nil {
+		return nil, err
 	}
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = DefaultCacheBytes
@@ -172,23 +210,30 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
+	o.SessionsDir = store
+	logger := slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: logger})
 	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
 	f.watcher = root.Index().Watch(sessions.WatchOptions{
 		Poll:    o.PollInterval,
-		OnError: func(err error) { o.Logger.Printf("watcher: %v", err) },
+		OnError: func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
 	}, f.apply)
 	server, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
 	if err != nil {
 		f.watcher.Stop()
-		return nil, err
+		// The checks above saw no mount here: a pifs mount now is ours.
+		if m, ok := mountAt(canonical(mountpoint)); ok && m.FSType == "fuse."+Name {
+			detach(m.Point)
+		}
+		return nil, &Error{Kind: KindMount, Err: fmt.Errorf("mount failed: %w", err)}
 	}
 	f.server = server
 	if missing {
-		o.Logger.Printf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store)
+		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
 	}
+	o.Logger.Debug("watching the store: " + f.watcher.Mode())
 	return f, nil
 }
 
@@ -202,18 +247,27 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 		second = cacheTimeout
 	}
 	negative := time.Duration(0) // new sessions show at once
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	fuseLog := slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
+	source := o.SessionsDir
+	if source == "" {
+		source = Name
+	}
 	opts := &gofs.Options{
 		EntryTimeout:    &second,
 		AttrTimeout:     &second,
 		NegativeTimeout: &negative,
-		Logger:          o.Logger,
+		Logger:          fuseLog,
 		MountOptions: fuse.MountOptions{
-			FsName:        Name,
+			FsName:        source,
 			Name:          Name,
 			Options:       kernelOpts,
 			AllowOther:    o.AllowOther,
 			Debug:         o.Debug,
-			Logger:        o.Logger,
+			Logger:        fuseLog,
 			DisableXAttrs: true,
 			// A listing gives names only: with READDIRPLUS the kernel
 			// would look up every name of every folder a walk passes,
@@ -223,7 +277,7 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			ExplicitDataCacheControl: true,
 			MaxReadAhead:             128 << 10,
 			PanicHandler: func(r any) fuse.Status {
-				o.Logger.Printf("panic in handler: %v\n%s", r, debug.Stack())
+				logger.Error(fmt.Sprintf("panic in handler: %v", r), "stack", string(debug.Stack()))
 				return fuse.EIO
 			},
 		},
@@ -245,7 +299,7 @@ const cacheTimeout = 30 * time.Second
 func (f *FS) apply(changes []sessions.Change) {
 	defer func() {
 		if r := recover(); r != nil {
-			f.logger.Printf("panic in watcher: %v\n%s", r, debug.Stack())
+			f.logger.Error(fmt.Sprintf("panic in watcher: %v", r), "stack", string(debug.Stack()))
 		}
 	}()
 	if f.server == nil {
@@ -260,12 +314,19 @@ func (f *FS) Wait() {
 	f.watcher.Stop()
 }
 
-// Unmount unmounts, then stops the watcher; a mount that stays (busy) keeps
-// its watcher.
+// Unmount unmounts, and stops the watcher once that worked: a mount that
+// stays (busy) keeps being kept current.
 func (f *FS) Unmount() error {
 	if err := f.server.Unmount(); err != nil {
 		return err
 	}
 	f.watcher.Stop()
 	return nil
+}
+
+// Detach unmounts lazily (umount -l): the mount leaves the namespace at
+// once and the server answers the files still open until they are closed;
+// Wait returns then.
+func (f *FS) Detach() error {
+	return detach(canonical(f.Mountpoint))
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	iofs "io/fs"
-	"log"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,9 +22,9 @@ import (
 func testMount(t *testing.T, store string, opts ...func(*Options)) string {
 	t.Helper()
 	mnt := t.TempDir()
-	o := Options{SessionsDir: store, Debug: testing.Verbose(), Logger: log.New(io.Discard, "", 0)}
+	o := Options{SessionsDir: store, Debug: testing.Verbose(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if testing.Verbose() {
-		o.Logger = log.New(os.Stderr, "pifs: ", log.Lmicroseconds)
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	for _, fn := range opts {
 		fn(&o)

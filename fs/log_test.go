@@ -2,7 +2,7 @@ package fs
 
 import (
 	"io"
-	"log"
+	"log/slog"
 	"sync"
 )
 
@@ -17,4 +17,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func newLogger(w io.Writer) *log.Logger { return log.New(&lockedWriter{w: w}, "", 0) }
+func newLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(&lockedWriter{w: w}, nil))
+}

@@ -439,7 +439,7 @@ func TestReadOnlyModes(t *testing.T) {
 			t.Errorf("read-only mount: %s", l)
 		}
 	}
-	if got := run(t, mnt, "sh", "-c", "grep ' "+mnt+" ' /proc/self/mounts"); !strings.Contains(got, "fuse.pifs") || !strings.Contains(got, "pifs "+mnt) {
+	if got := run(t, mnt, "sh", "-c", "grep ' "+mnt+" ' /proc/self/mounts"); !strings.Contains(got, "fuse.pifs") || !strings.Contains(got, store+" "+mnt) {
 		t.Errorf("mounts: %s", got)
 	}
 	if got := run(t, mnt, "df", "-T", "."); !strings.Contains(got, "fuse.pifs") {

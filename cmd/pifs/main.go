@@ -1,23 +1,22 @@
 // Command pifs mounts a store of pi coding-agent sessions as a file system.
 //
 //	pifs [flags] MOUNTPOINT
+//	pifs [flags] SESSIONS-DIR MOUNTPOINT [-o OPTIONS]
 //
-// It only reads the command line; package fs does the rest.
+// The second form is the one mount.fuse3 uses for mount -t fuse.pifs and
+// fstab lines; it returns once mounted, as --daemon does. This package only
+// reads the command line, sets up logging, signals and the background
+// process; package fs does the rest.
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"os"
-	"os/exec"
-	"os/signal"
-	rdebug "runtime/debug"
-	"strconv"
+	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pifs/pifs/fs"
@@ -25,201 +24,242 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
-// daemonEnv names the descriptor through which a daemon child reports that
-// the mount is ready (or why it failed).
-const daemonEnv = "PIFS_DAEMON_READY_FD"
-
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// config is what the command line asks for.
+type config struct {
+	mountpoint string
+	daemon     bool
+	verbose    int
+	logFile    string
+	pidFile    string
+	cacheBytes int64
+	// where tells which sessions directory was taken and why.
+	where string
+	fs    fs.Options
+}
+
+// usageError is a mistake on the command line (exit code 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
 func run(args []string) int {
+	cfg, done, err := parseArgs(args, os.Stdout)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
+		if errors.As(err, new(usageError)) {
+			fmt.Fprintln(os.Stderr, "Try 'pifs --help' for more information.")
+			return exitUsage
+		}
+		return exitSessionsDir
+	}
+	if done {
+		return exitOK
+	}
+	ensurePath()
+	child := readyPipe()
+	if cfg.daemon && child == nil {
+		return startDaemon(args)
+	}
+	return serve(cfg, child)
+}
+
+// parseArgs reads the flags and arguments; done means that --help or
+// --version was answered.
+func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err error) {
 	flags := pflag.NewFlagSet("pifs", pflag.ContinueOnError)
 	flags.SortFlags = false
+	flags.SetOutput(io.Discard)
+	flags.Usage = func() {}
 	var (
-		sessionsDir = flags.String("sessions-dir", "", "the sessions directory (default $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)")
+		sessionsDir = flags.String("sessions-dir", "", "read sessions from `DIR` (default: as pi chooses it:\n$PI_CODING_AGENT_SESSION_DIR, sessionDir in settings.json,\n$PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)")
 		daemon      = flags.Bool("daemon", false, "run in the background; return once the mount is ready")
-		readOnly    = flags.Bool("read-only", false, "refuse every write with EROFS")
-		allowOther  = flags.Bool("allow-other", false, "let other users access the mount (implies default_permissions)")
-		mountOpts   = flags.StringArrayP("options", "o", nil, "mount options, comma-separated (fstab style)")
-		debug       = flags.Bool("debug", false, "log every FUSE request")
-		cacheSize   = flags.Int64("cache-size", fs.DefaultCacheBytes, "bytes kept in memory: parsed sessions and renderings")
-		tz          = flags.String("tz", "Local", "time zone of the usage reports' days and months (UTC, Europe/Paris, …)")
-		pidFile     = flags.String("pid-file", "", "write the serving process's pid to this file")
-		showVersion = flags.Bool("version", false, "print the version and exit")
-		help        = flags.BoolP("help", "h", false, "show this help")
+		foreground  = flags.BoolP("foreground", "f", false, "stay in the foreground, also in the mount helper form")
+		readOnly    = flags.Bool("read-only", false, "refuse every write with EROFS (also -o ro)")
+		allowOther  = flags.Bool("allow-other", false, "let other users in (implies default_permissions)")
+		nonEmpty    = flags.Bool("nonempty", false, "mount over a directory that is not empty")
+		mountOpts   = flags.StringArrayP("options", "o", nil, "mount `OPTIONS`, comma-separated, fstab style (see below)")
+		cacheSize   = flags.String("cache-size", "256MiB", "memory pifs may keep for parsed sessions, a `SIZE`\nlike 256MiB, 1GiB, 500M or bytes")
+		logFile     = flags.String("log-file", "", "append the log to `FILE` (default: stderr; with --daemon\n$XDG_STATE_HOME/pifs/pifs.log or ~/.local/state/pifs/pifs.log)")
+		verbose     = flags.CountP("verbose", "v", "log more: debug detail (start-up, unmount and warnings\nare always logged)")
+		debug       = flags.Bool("debug", false, "log every FUSE request (implies -v)")
+		tz          = flags.String("tz", "Local", "time `ZONE` of the usage reports' days and months\n(UTC, Europe/Paris, …; default the local zone)")
+		pidFile     = flags.String("pid-file", "", "write the serving process's pid to `FILE`")
+		showVersion = flags.BoolP("version", "V", false, "print the version, commit and go-fuse version, and exit")
+		help        = flags.BoolP("help", "h", false, "show this help and exit")
 	)
-	flags.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: pifs [flags] MOUNTPOINT\n\nMounts pi coding-agent sessions as a file system.\n\nFlags:\n%s", flags.FlagUsages())
-	}
 	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		flags.Usage()
-		return 2
+		return cfg, false, usagef("%v", err)
 	}
 	switch {
 	case *help:
-		flags.SetOutput(os.Stdout)
-		fmt.Printf("Usage: pifs [flags] MOUNTPOINT\n\nMounts pi coding-agent sessions as a file system.\n\nFlags:\n%s", flags.FlagUsages())
-		return 0
+		printHelp(stdout, flags)
+		return cfg, true, nil
 	case *showVersion:
-		fmt.Printf("pifs %s\n", version)
-		return 0
-	case flags.NArg() != 1:
-		fmt.Fprintln(os.Stderr, "pifs: expected exactly one MOUNTPOINT")
-		flags.Usage()
-		return 2
+		io.WriteString(stdout, versionText())
+		return cfg, true, nil
 	}
-	mountpoint := flags.Arg(0)
-	loc, err := sessions.ResolveLocation(*sessionsDir, os.Getenv)
+	cfg.daemon = *daemon
+	cfg.verbose = *verbose
+	cfg.logFile = *logFile
+	cfg.pidFile = *pidFile
+	cfg.fs = fs.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
+	size := *cacheSize
+	dir := *sessionsDir
+	// pifs's own -o options; the rest go to package fs.
+	for _, opts := range *mountOpts {
+		var rest []string
+		for _, opt := range strings.Split(opts, ",") {
+			key, val, hasVal := strings.Cut(strings.TrimSpace(opt), "=")
+			switch {
+			case key == "cache_size" && hasVal:
+				size = val
+			case key == "log_file" && hasVal:
+				cfg.logFile = val
+			case key == "pid_file" && hasVal:
+				cfg.pidFile = val
+			case key == "sessions_dir" && hasVal:
+				dir = val
+			case key == "debug" && !hasVal:
+				cfg.fs.Debug = true
+			case key == "verbose" && !hasVal:
+				cfg.verbose++
+			case key == "foreground" && !hasVal:
+				*foreground = true
+			default:
+				rest = append(rest, opt)
+			}
+		}
+		cfg.fs.MountOptions = append(cfg.fs.MountOptions, strings.Join(rest, ","))
+	}
+	if cfg.cacheBytes, err = parseSize(size); err != nil {
+		return cfg, false, usagef("--cache-size: %v", err)
+	}
+	switch flags.NArg() {
+	case 1:
+		cfg.mountpoint = flags.Arg(0)
+	case 2:
+		// The mount helper form: mount.fuse3 runs "pifs SOURCE MOUNTPOINT
+		// -o OPTIONS" and expects it to return once mounted.
+		if dir != "" {
+			return cfg, false, usagef("the sessions directory is given twice: as --sessions-dir (or -o sessions_dir) and as the first of two arguments")
+		}
+		dir = flags.Arg(0)
+		cfg.mountpoint = flags.Arg(1)
+		cfg.daemon = !*foreground
+	case 0:
+		return cfg, false, usagef("missing MOUNTPOINT")
+	default:
+		return cfg, false, usagef("too many arguments: %s", strings.Join(flags.Args(), " "))
+	}
+	if *foreground {
+		cfg.daemon = false
+	}
+	if cfg.mountpoint, err = filepath.Abs(cfg.mountpoint); err != nil {
+		return cfg, false, err
+	}
+	loc, err := sessions.ResolveLocation(dir, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		return 1
+		return cfg, false, fmt.Errorf("sessions directory: %w", err)
 	}
-	if *sessionsDir != "" && loc.Flat {
-		// A store named by the flag keeps the layout it has.
+	if dir != "" && loc.Flat {
+		// A store named on the command line keeps the layout it has.
 		if flat, known := sessions.LaidOut(loc.Dir); known && !flat {
 			loc.Flat = false
 			loc.Reason += ", one folder per working directory as found there"
 		}
 	}
-	zone, err := time.LoadLocation(*tz)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pifs: --tz %s: %v; give an IANA zone such as UTC or Europe/Paris\n", *tz, err)
-		return 2
+	cfg.fs.SessionsDir, cfg.fs.Flat = loc.Dir, loc.Flat
+	cfg.where = loc.Reason
+	for _, w := range loc.Warnings {
+		cfg.where += "; " + w
 	}
-	if *daemon && os.Getenv(daemonEnv) == "" {
-		return startDaemon(args)
+	if cfg.fs.TimeZone, err = time.LoadLocation(*tz); err != nil {
+		return cfg, false, usagef("--tz %s: %v; give an IANA zone such as UTC or Europe/Paris", *tz, err)
 	}
-	ready := readyPipe()
-
-	o := fs.Options{
-		SessionsDir:  loc.Dir,
-		Flat:         loc.Flat,
-		TimeZone:     zone,
-		ReadOnly:     *readOnly,
-		AllowOther:   *allowOther,
-		MountOptions: *mountOpts,
-		Debug:        *debug,
-		CacheBytes:   *cacheSize,
-		Logger:       log.New(os.Stderr, "pifs: ", log.LstdFlags),
-	}
-	// The Go heap is kept near the cache's budget: what is cached is
-	// counted in bytes, and the collector returns the rest.
-	rdebug.SetMemoryLimit(o.CacheBytes + 64<<20)
-	m, err := fs.Mount(mountpoint, o)
-	if err == nil {
-		layout := "one folder per working directory"
-		if loc.Flat {
-			layout = "flat: new sessions at the top"
-		}
-		o.Logger.Printf("mounted %s on %s (%s; %s)", loc.Dir, mountpoint, loc.Reason, layout)
-		for _, w := range loc.Warnings {
-			o.Logger.Printf("warning: %s", w)
+	if cfg.logFile != "" {
+		if cfg.logFile, err = filepath.Abs(cfg.logFile); err != nil {
+			return cfg, false, err
 		}
 	}
-	if err != nil {
-		report(ready, "error: "+err.Error())
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		return 1
-	}
-	if *pidFile != "" {
-		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-			fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
+	if cfg.pidFile != "" {
+		if cfg.pidFile, err = filepath.Abs(cfg.pidFile); err != nil {
+			return cfg, false, err
 		}
-		defer os.Remove(*pidFile)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		s := <-sig
-		o.Logger.Printf("%v: unmounting %s", s, mountpoint)
-		if err := m.Unmount(); err != nil {
-			o.Logger.Printf("unmount: %v; detaching it", err)
-			lazyUnmount(mountpoint)
-		}
-	}()
-	report(ready, "ok")
-	m.Wait()
-	return 0
+	cfg.fs.CacheBytes = cfg.cacheBytes
+	return cfg, false, nil
 }
 
-// startDaemon runs pifs again in the background, in its own session, and
-// waits until that process reports that the mount is ready.
-func startDaemon(args []string) int {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		return 1
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		return 1
-	}
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		return 1
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), daemonEnv+"=3")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
-	cmd.ExtraFiles = []*os.File{w}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "pifs: %v\n", err)
-		return 1
-	}
-	w.Close()
-	null.Close()
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	line = strings.TrimSpace(line)
-	if line == "ok" {
-		cmd.Process.Release()
-		return 0
-	}
-	if line == "" {
-		line = "the background process exited before the mount was ready"
-		cmd.Wait()
-	}
-	fmt.Fprintf(os.Stderr, "pifs: %s\n", strings.TrimPrefix(line, "error: "))
-	return 1
-}
-
-// readyPipe is the descriptor a daemon child reports on (nil otherwise).
-func readyPipe() io.WriteCloser {
-	fd, err := strconv.Atoi(os.Getenv(daemonEnv))
-	if err != nil || fd < 3 {
-		return nil
-	}
-	os.Unsetenv(daemonEnv)
-	return os.NewFile(uintptr(fd), "ready")
-}
-
-func report(w io.WriteCloser, msg string) {
-	if w == nil {
-		return
-	}
-	fmt.Fprintln(w, msg)
-	w.Close()
-}
-
-// lazyUnmount detaches a mount that is still busy, so that pifs never
-// leaves a dead mount behind.
-func lazyUnmount(mountpoint string) {
-	if err := syscall.Unmount(mountpoint, syscall.MNT_DETACH); err == nil {
-		return
-	}
-	for _, prog := range []string{"fusermount3", "fusermount"} {
-		if exec.Command(prog, "-u", "-z", mountpoint).Run() == nil {
-			return
+// ensurePath gives a minimal PATH (as at boot, or under mount(8)) the
+// directories where fusermount3 lives.
+func ensurePath() {
+	path := os.Getenv("PATH")
+	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"} {
+		if !strings.Contains(":"+path+":", ":"+d+":") {
+			path = strings.TrimPrefix(path+":"+d, ":")
 		}
 	}
+	os.Setenv("PATH", path)
+}
+
+// exitCode maps an error from fs.Mount to the documented exit code.
+func exitCode(err error) int {
+	switch fs.KindOf(err) {
+	case fs.KindMountpoint:
+		return exitMountpoint
+	case fs.KindSessionsDir:
+		return exitSessionsDir
+	case fs.KindMount:
+		if strings.Contains(err.Error(), "mount option") {
+			return exitUsage
+		}
+		return exitMountFailed
+	}
+	return exitError
+}
+
+// newLogger logs at the level -v and --debug ask for: to a file as
+// slog's key=value lines with the time, to a terminal as "pifs: ..." lines.
+func newLogger(w io.Writer, cfg config, file bool) *slog.Logger {
+	level := slog.LevelInfo
+	if cfg.verbose > 0 || cfg.fs.Debug {
+		level = slog.LevelDebug
+	}
+	if !file {
+		return slog.New(newTermHandler(w, level))
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.MessageKey && len(groups) == 0 {
+				a.Value = slog.StringValue(strings.TrimPrefix(a.Value.String(), "pifs: "))
+			}
+			return a
+		},
+	}))
+}
+
+// defaultLogFile is where a daemon logs when not told: the XDG state
+// directory.
+func defaultLogFile() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "pifs", "pifs.log")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "pifs", "pifs.log")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("pifs-%d.log", os.Getuid()))
+}
+
+func openLog(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 }

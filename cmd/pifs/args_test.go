@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+	"testing"
+)
+
+// TestParseArgs: the mount helper form and pifs's own -o options.
+func TestParseArgs(t *testing.T) {
+	cfg, done, err := parseArgs([]string{"/s", "/m", "-o", "rw,noauto,cache_size=64MiB,log_file=/l,pid_file=/p,debug,verbose,allow_other"}, io.Discard)
+	if err != nil || done {
+		t.Fatal(err)
+	}
+	if cfg.fs.SessionsDir != "/s" || cfg.mountpoint != "/m" || !cfg.daemon || cfg.cacheBytes != 64<<20 || cfg.fs.CacheBytes != 64<<20 ||
+		cfg.logFile != "/l" || cfg.pidFile != "/p" || !cfg.fs.Debug || cfg.verbose != 1 || len(cfg.fs.MountOptions) != 1 || cfg.fs.MountOptions[0] != "rw,noauto,allow_other" {
+		t.Errorf("helper form: %+v", cfg)
+	}
+	cfg, _, err = parseArgs([]string{"-f", "/s", "/m", "-o", "ro"}, io.Discard)
+	if err != nil || cfg.daemon {
+		t.Errorf("-f: daemon %v, %v", cfg.daemon, err)
+	}
+	cfg, _, err = parseArgs([]string{"/s", "/m", "-o", "foreground"}, io.Discard)
+	if err != nil || cfg.daemon {
+		t.Errorf("-o foreground: daemon %v, %v", cfg.daemon, err)
+	}
+	cfg, _, err = parseArgs([]string{"--sessions-dir", "/s", "/m"}, io.Discard)
+	if err != nil || cfg.daemon || cfg.fs.SessionsDir != "/s" || cfg.cacheBytes != 256<<20 {
+		t.Errorf("one argument: %+v, %v", cfg, err)
+	}
+	cfg, _, err = parseArgs([]string{"-o", "sessions_dir=/t", "/m"}, io.Discard)
+	if err != nil || cfg.fs.SessionsDir != "/t" {
+		t.Errorf("-o sessions_dir: %+v, %v", cfg, err)
+	}
+}
