@@ -663,7 +663,6 @@ func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error)
 		}
 		o.example = c.usage()
 	}
-	project := c.project
 	if c.project != "" {
 		if o != nil {
 			if o.has("cwd") {

@@ -3,7 +3,6 @@ package nodes
 import (
 	"container/list"
 	"math"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,7 +42,6 @@ func newStore(dir string, budget int64) *store {
 	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{}}
 }
 
-func (st *store) projectPath(project string) string { return filepath.Join(st.x.Dir(), project) }
 
 // validProject tells whether a name can be a project folder in the mount.
 func validProject(name string) bool {
