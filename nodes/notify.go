@@ -68,6 +68,9 @@ func (r *Root) Apply(changes []sessions.Change) {
 		}
 	}
 	for n := range touched {
+		if b := n.GetChild(byNameName); b != nil {
+			invalidate(b, false)
+		}
 		n.NotifyContent(0, 0) // the folder's attributes
 		for _, name := range []string{latestName, cwdName} {
 			if n.GetChild(name) != nil {

@@ -27,13 +27,14 @@ const (
 	cwdName    = "cwd"
 	latestName = "latest"
 	usageName  = "usage"
+	byNameName = "by-name"
 )
 
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
 	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
 )
 
 // Options configure the tree.
@@ -193,7 +194,7 @@ func (d *projectDir) list() ([]child, error) {
 		return nil, err
 	}
 	out := make([]child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage())
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName())
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -213,11 +214,17 @@ func (d *projectDir) lookup(name string) (child, error) {
 		return d.latest()
 	case usageName:
 		return d.usage(), nil
+	case byNameName:
+		return d.byName(), nil
 	}
 	if _, err := d.r.st.meta(d.project, name); err != nil {
 		return child{}, err
 	}
 	return d.session(name), nil
+}
+
+func (d *projectDir) byName() child {
+	return child{byNameName, syscall.S_IFDIR, inoOf("p", d.project, byNameName), func() fs.InodeEmbedder { return newByNameDir(d.r, d.project) }}
 }
 
 func (d *projectDir) usage() child {

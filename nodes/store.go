@@ -28,8 +28,9 @@ type store struct {
 
 	opened atomic.Int64 // sessions parsed (for tests that guard a cost)
 
-	cwdCache *cwdTree
-	usage    usageCache
+	cwdCache    *cwdTree
+	byNameCache map[string]*byName
+	usage       usageCache
 }
 
 // newStore keeps what it caches within three quarters of the budget: the

@@ -71,6 +71,10 @@ type File struct {
 	tail     Tail
 	tailErr  error
 
+	nameOnce sync.Once
+	name     string
+	nameErr  error
+
 	mu    sync.Mutex
 	sizes map[string]int64
 }

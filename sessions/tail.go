@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"math"
@@ -135,4 +136,45 @@ func firstValue(lines [][]byte) int {
 		}
 	}
 	return -1
+}
+
+// ScanName finds a session's name as pi's /name shows it (the last
+// session_info entry's, trimmed) without parsing the file: only lines that
+// mention session_info are parsed.
+func ScanName(path string) (string, error) {
+	f, _, err := openRegular(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	name, first := "", true
+	for sc.Scan() {
+		line := sc.Bytes()
+		if first {
+			// The first value is the header, never an entry.
+			if _, ok := parseLine(line, 0, 0); ok {
+				first = false
+			}
+			continue
+		}
+		if !bytes.Contains(line, []byte("session_info")) {
+			continue
+		}
+		e, ok := parseLine(line, 0, 0)
+		if !ok || !e.Object || e.Type != "session_info" {
+			continue
+		}
+		n, _ := e.Str("name")
+		name = jsjson.Trim(n)
+	}
+	return name, sc.Err()
+}
+
+// SessionName is the session's name (ScanName), found once per version of the
+// file.
+func (f *File) SessionName() (string, error) {
+	f.nameOnce.Do(func() { f.name, f.nameErr = ScanName(f.Path) })
+	return f.name, f.nameErr
 }

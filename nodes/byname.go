@@ -1,0 +1,95 @@
+package nodes
+
+import (
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/sessions"
+)
+
+// byNameDir is a project's by-name/: one symlink per session name (pi's
+// /name) to the session's folder, so that a session is reached by what it
+// is called: `cd by-name/Auth\ refactor`. When sessions share a name, the
+// newest (last by file name, which starts with its time) has it; unnamed
+// sessions are not listed. Names are spelled as ids are.
+type byNameDir struct {
+	dir
+	project string
+}
+
+var _ = (fs.NodeLookuper)((*byNameDir)(nil))
+
+func newByNameDir(r *Root, project string) *byNameDir {
+	d := &byNameDir{project: project}
+	d.dir = dir{r: r, src: d}
+	return d
+}
+
+// byName is a project's sessions by the file name of their name, made
+// again only after the index changed. Finding a name reads the session's
+// session_info lines once per version of its file.
+type byName struct {
+	gen   uint64
+	names map[string]*sessions.File
+}
+
+func (st *store) byName(project string) (map[string]*sessions.File, error) {
+	gen := st.x.Gen()
+	st.mu.Lock()
+	c := st.byNameCache[project]
+	st.mu.Unlock()
+	if c != nil && c.gen == gen {
+		return c.names, nil
+	}
+	files, err := st.sessionFiles(project)
+	if err != nil {
+		return nil, err
+	}
+	c = &byName{gen: gen, names: map[string]*sessions.File{}}
+	for _, f := range files {
+		if name, err := f.SessionName(); err == nil && name != "" {
+			c.names[EncodeName(name)] = f // later files are newer
+		}
+	}
+	st.mu.Lock()
+	if st.byNameCache == nil {
+		st.byNameCache = map[string]*byName{}
+	}
+	st.byNameCache[project] = c
+	st.mu.Unlock()
+	return c.names, nil
+}
+
+func (d *byNameDir) mtime() (time.Time, error) { return d.r.st.projectMtime(d.project) }
+
+func (d *byNameDir) list() ([]child, error) {
+	names, err := d.r.st.byName(d.project)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]child, 0, len(names))
+	for n, f := range names {
+		out = append(out, d.link(n, f))
+	}
+	return out, nil
+}
+
+func (d *byNameDir) lookup(name string) (child, error) {
+	names, err := d.r.st.byName(d.project)
+	if err != nil {
+		return child{}, err
+	}
+	f := names[name]
+	if f == nil {
+		return child{}, ErrNotFound
+	}
+	return d.link(name, f), nil
+}
+
+func (d *byNameDir) link(name string, f *sessions.File) child {
+	target, mt := "../"+f.Name, time.Unix(0, f.Sig.Mtime)
+	return child{name, syscall.S_IFLNK, inoOf("p", d.project, byNameName, name, f.Name), func() fs.InodeEmbedder {
+		return newFixedLink(d.r, target, mt)
+	}}
+}
