@@ -43,7 +43,6 @@ func newStore(dir string, budget int64) *store {
 	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{}}
 }
 
-
 // validProject tells whether a name can be a project folder in the mount.
 func validProject(name string) bool {
 	return name != "" && name != "." && name != ".." && !rootNames[name] && !strings.ContainsRune(name, 0)
