@@ -118,3 +118,20 @@ func TestOtherUsersSeeWhatTheStoreShows(t *testing.T) {
 		t.Errorf("public leaf control: %v, mode %v; want 0644", err, fi.Mode())
 	}
 }
+
+// TestSedInPlaceRefused: sed -i on a control fails, changes nothing, and
+// errors says what to do instead.
+func TestSedInPlaceRefused(t *testing.T) {
+	store, file := writeStore(t)
+	mnt := testMount(t, store)
+	before, _ := os.ReadFile(file)
+	if _, code := runStatus(t, sessionPath(mnt), "sed", "-i", "s/x/y/", "name"); code == 0 {
+		t.Error("sed -i on name succeeded")
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+		t.Error("sed -i changed the session file")
+	}
+	if !strings.Contains(run(t, sessionPath(mnt), "cat", "errors"), "write to the control itself") {
+		t.Errorf("errors: %q", run(t, sessionPath(mnt), "cat", "errors"))
+	}
+}

@@ -149,7 +149,12 @@ func (d *dir) Mknod(ctx context.Context, name string, mode uint32, dev uint32, o
 	return nil, syscall.EROFS
 }
 
+// Create is refused; in a session folder the refusal says what to do, for
+// sed -i and editors that save a new file and rename it over a control.
 func (d *dir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if p, ok := d.src.(sessionPart); ok {
+		p.session().refused(refuse(ErrReadOnly, "%s: no file can be created in a session folder (sed -i and some editors save a new file and rename it over the old one); write to the control itself, e.g. echo NEW > name", name))
+	}
 	return nil, nil, 0, syscall.EROFS
 }
 
