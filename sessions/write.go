@@ -46,12 +46,12 @@ func Append(path string, lines ...[]byte) error {
 		return err
 	}
 	defer f.Close()
-	old := fi.Size()
-	if old > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, old-1); err == nil && last[0] != '\n' {
-			buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
-		}
+	old, nl, err := endsInNewline(f, fi.Size())
+	if err != nil {
+		return err
+	}
+	if !nl {
+		buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
 	}
 	n, err := f.Write(buf.Bytes())
 	if err == nil && n != buf.Len() {
@@ -61,6 +61,34 @@ func Append(path string, lines ...[]byte) error {
 		return restore(f, path, old, n, buf.Len(), err)
 	}
 	return f.Close()
+}
+
+// endsInNewline tells whether the file, of the given size, ends in a
+// newline (an empty one does), and the size that answer holds for. Another
+// writer's line can be seen half written (the size grows page by page):
+// while the size moves, look again, so that a line is not preceded by a
+// newline it does not need (a blank line, harmless but untidy).
+func endsInNewline(f *os.File, size int64) (int64, bool, error) {
+	last := make([]byte, 1)
+	for tries := 0; ; tries++ {
+		if size == 0 {
+			return 0, true, nil
+		}
+		if _, err := f.ReadAt(last, size-1); err != nil {
+			return 0, false, err
+		}
+		if last[0] == '\n' || tries == 3 {
+			return size, last[0] == '\n', nil
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			return 0, false, err
+		}
+		if fi.Size() == size {
+			return size, false, nil
+		}
+		size = fi.Size()
+	}
 }
 
 // AppendError is an append that failed part way.
