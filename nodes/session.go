@@ -10,6 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
 )
 
 // sessionRef names one session of the store; nodes inside a session folder
@@ -209,7 +210,7 @@ func (f *sessionFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 	if wantsWrite(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	fd, err := os.Open(f.path())
+	fd, err := sessions.OpenRegular(f.path()) // a FIFO put there must not block
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}

@@ -39,3 +39,11 @@ func statRegular(path string) (Sig, error) {
 	f.Close()
 	return SigOf(fi), nil
 }
+
+// OpenRegular opens a store file for reading, without ever blocking; a
+// file that is not a regular one (a FIFO, a socket, a device) is
+// ErrNotSession.
+func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openRegular(path, os.O_RDONLY)
+	return f, err
+}
