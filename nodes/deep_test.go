@@ -35,3 +35,26 @@ func benchDeep(b *testing.B, depth int) {
 
 func BenchmarkAppendDeep10k(b *testing.B)  { benchDeep(b, 10_000) }
 func BenchmarkAppendDeep100k(b *testing.B) { benchDeep(b, 100_000) }
+
+// TestAppendDeep: append takes a message nested 100k deep, as arrays and
+// as objects (it was quadratic: 25 s at this depth), and the session reads
+// it back whole.
+func TestAppendDeep(t *testing.T) {
+	const depth = 100_000
+	c := deepStore(t)
+	objects := []byte(`{"role":"user","content":[{"type":"text","text":"deep","x":` + strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth) + `}]}`)
+	for _, line := range [][]byte{deepLine(depth), objects} {
+		if _, err := c.run([][]byte{line}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := c.s.with(func(ss *session) error {
+		if n := len(ss.tree.Entries()); n != 2 {
+			t.Errorf("%d entries, want 2", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
