@@ -215,3 +215,26 @@ func TestAppendLeftWhenOthersWrote(t *testing.T) {
 		t.Fatalf("message: %v", err)
 	}
 }
+
+// TestNeedsRefresh: an equal signature needs no refresh once the read is
+// no longer racy; a racy read always does.
+func TestNeedsRefresh(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, path, hdr+"\n")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := SigOf(mustStat(t, path))
+	if !l.NeedsRefresh(sig) {
+		t.Error("a read right after a write is racy: it needs a refresh")
+	}
+	l.racy = false
+	if l.NeedsRefresh(sig) {
+		t.Error("an equal signature, not racy: no refresh needed")
+	}
+	sig.Ctime++
+	if !l.NeedsRefresh(sig) {
+		t.Error("another ctime needs a refresh")
+	}
+}

@@ -58,6 +58,16 @@ type Log struct {
 // Size is the file size at the last read.
 func (l *Log) Size() int64 { return l.size }
 
+// Sig is the file's signature at the last read.
+func (l *Log) Sig() Sig { return l.sig }
+
+// NeedsRefresh tells whether Refresh may find a change, given the file's
+// signature now: when it differs from the last read's, or when that read
+// was racy (so soon after a change that a rewrite of the same size in the
+// same clock tick leaves the signature as it was; Refresh then compares
+// sums). A caller that skips Refresh on an equal Sig misses such rewrites.
+func (l *Log) NeedsRefresh(now Sig) bool { return now != l.sig || l.racy }
+
 // Open reads and parses the whole file.
 func Open(path string) (*Log, error) {
 	l := &Log{Path: path}
