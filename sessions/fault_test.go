@@ -3,6 +3,7 @@ package sessions
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,6 +124,15 @@ func TestFIFONeverBlocks(t *testing.T) {
 	s := &Store{Dir: dir}
 	os.Mkdir(filepath.Join(dir, "p"), 0o755)
 	syscall.Mkfifo(filepath.Join(dir, "p", "f.jsonl"), 0o644)
+	// A socket cannot be opened at all (ENXIO): not a session either.
+	sock, err := net.Listen("unix", filepath.Join(dir, "p", "sock.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	if _, err := ReadHeader(filepath.Join(dir, "p", "sock.jsonl")); !errors.Is(err, ErrNotSession) {
+		t.Errorf("ReadHeader of a socket: %v", err)
+	}
 	if list, err := s.Sessions("p"); err != nil || len(list) != 0 {
 		t.Errorf("Sessions: %v %v", list, err)
 	}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -14,6 +15,10 @@ import (
 // follows them.
 func openRegular(path string, flag int) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.ENODEV) {
+		// A socket, or a device without its driver.
+		return nil, nil, ErrNotSession
+	}
 	if err != nil {
 		return nil, nil, err
 	}
