@@ -29,7 +29,9 @@ import (
 // checked as they come, after the transaction's earlier lines, by the
 // control's check; the first bad line fails its write with its errno,
 // discards the whole transaction and refuses every later write of that open
-// file. The transaction takes effect all at once, at close (Flush), at
+// file. The transaction takes effect all at once, at close (Flush: the
+// kernel sends one at every close of a descriptor of the open file, so a
+// shell's `cmd >&3`, which closes a duplicate of 3 afterwards, commits), at
 // fsync, or when the same open file is read (so that `exec 3<>fork; echo ID
 // >&3; read -r p <&3` works): the control's run builds every line again
 // against the session as it is then (pi may have appended meanwhile) and
