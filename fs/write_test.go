@@ -407,7 +407,8 @@ func TestWriteAppendTypes(t *testing.T) {
 	}
 }
 
-// TestWriteRefusedBatch: one bad line in a write refuses the whole write.
+// TestWriteRefusedBatch: one bad line in a write refuses the whole write,
+// and the whole transaction of its open file.
 func TestWriteRefusedBatch(t *testing.T) {
 	store, file := writeStore(t)
 	mnt := testMount(t, store)
@@ -424,9 +425,15 @@ func TestWriteRefusedBatch(t *testing.T) {
 	if !strings.Contains(last, `append: line 2: malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`) {
 		t.Errorf("errors: %q", last)
 	}
-	// The open file goes on working after a refusal, and a duplicated
-	// descriptor takes a last line without newline once.
-	sh(t, s, `exec 3>>append; echo bad '{' >&3; echo '{bad' >&3 || true; printf 'partial' >&3; exec 4>&3; exec 3>&-; exec 4>&-`)
+	// One open file is one transaction: a bad line discards the lines
+	// before it and refuses the writes after it. (A shell's `>&3` closes
+	// a duplicate of 3 after each command: that close commits.)
+	sh(t, s, `{ echo good; echo '{bad' || true; echo after || true; } >>append || true`)
+	if readText(t, file) != data {
+		t.Fatal("a refused transaction changed the file")
+	}
+	// A duplicated descriptor takes a last line without newline once.
+	sh(t, s, `exec 3>>append; echo bad '{' >&3; printf 'partial' >&3; exec 4>&3; exec 3>&-; exec 4>&-`)
 	pi := piView(t, file)
 	if got := tail(contextTexts(t, pi.ContextAtLeaf), 2); !reflect.DeepEqual(got, []string{"user:bad {", "user:partial"}) {
 		t.Errorf("context ends with %q", got)

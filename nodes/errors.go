@@ -32,9 +32,11 @@ var (
 // why writes were refused.
 var logger = log.Default()
 
-// toErrno maps err to an errno with errors.Is over the sentinel errors;
-// anything unknown is logged and becomes EIO.
+// toErrno maps err to an errno with errors.Is over the sentinel errors; an
+// error from the OS gives its own errno (ENOSPC, EDQUOT, EACCES, EIO reach
+// the caller as themselves); anything else is logged and becomes EIO.
 func toErrno(err error) syscall.Errno {
+	var errno syscall.Errno
 	switch {
 	case err == nil:
 		return 0
@@ -55,6 +57,8 @@ func toErrno(err error) syscall.Errno {
 		return syscall.EFBIG
 	case errors.Is(err, ErrNotPermitted):
 		return syscall.EPERM
+	case errors.As(err, &errno) && errno != 0:
+		return errno
 	case errors.Is(err, iofs.ErrPermission):
 		return syscall.EACCES
 	}

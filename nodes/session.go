@@ -256,7 +256,7 @@ func (f *sessionFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, err := sessions.OpenRegular(path) // a FIFO put there must not block
 	if err != nil {
 		return nil, 0, toErrno(err)
 	}

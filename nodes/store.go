@@ -227,6 +227,9 @@ func (st *store) drop(s *session) {
 // refresh brings the session up to date with the index's version of its
 // file. s.mu is held.
 func (st *store) refresh(s *session, f *sessions.File) error {
+	// The index's version of the file says when to look again: a file
+	// rewritten to the same size within the same timestamp tick as the
+	// last read is not seen (sessions.Log notices it when asked).
 	if s.log != nil && s.file == f {
 		return nil
 	}
@@ -238,7 +241,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		st.opened.Add(1)
 		s.log, s.tree = l, tree.New(l)
 	} else {
-		n := len(s.log.Entries)
+		n, size := len(s.log.Entries), s.log.Size()
 		reset, err := s.log.Refresh()
 		if err != nil {
 			s.log = nil
@@ -248,9 +251,13 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 			s.log = nil
 			return ErrNotFound
 		}
-		if reset || len(s.log.Entries) < n {
+		switch {
+		case reset || len(s.log.Entries) < n:
 			s.tree = tree.New(s.log)
-		} else {
+		case s.log.Size() == size:
+			s.file = f // only the metadata changed: the renderings hold
+			return nil
+		default:
 			s.tree.Add(s.log.Entries[n:]...)
 		}
 	}

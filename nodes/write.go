@@ -12,6 +12,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -21,21 +22,42 @@ import (
 // A control (name, leaf, append, fork, new) takes commands, one per line.
 // Writes arrive in pieces of at most 128 KiB: each open file keeps the
 // start of a line until its newline comes, and takes a last line without
-// newline at close (Flush). The complete lines of one write are one batch:
-// every line is checked before any takes effect, and a batch that changes a
-// session is appended to its file in one write(2). A refused batch changes
-// nothing; its reason goes to the caller as an errno, to the session's
-// errors file and to the log.
+// newline at close (Flush).
+//
+// Everything written through one open file is one transaction (bash's echo
+// and printf make one write(2) per line). Each write's complete lines are
+// checked as they come, after the transaction's earlier lines, by the
+// control's check; the first bad line fails its write with its errno,
+// discards the whole transaction and refuses every later write of that open
+// file. The transaction takes effect all at once, at close (Flush: the
+// kernel sends one at every close of a descriptor of the open file, so a
+// shell's `cmd >&3`, which closes a duplicate of 3 afterwards, commits), at
+// fsync, or when the same open file is read (so that `exec 3<>fork; echo ID
+// >&3; read -r p <&3` works): the control's run builds every line again
+// against the session as it is then (pi may have appended meanwhile) and
+// appends the result in one O_APPEND write(2); a line that fails now refuses
+// the whole transaction at that close, fsync or read. A refusal's reason
+// goes to the caller as an errno, to the session's errors file and to the
+// log. A transaction is bounded (maxTxn): past it, EFBIG.
 
 // maxLine bounds the line an open control buffers (a message may carry
 // images, so it is generous).
 const maxLine = 64 << 20
 
+// maxTxn bounds what one open file's transaction holds, lines and the
+// entries checked from them: 256 MiB.
+const maxTxn = 256 << 20
+
 // control is what a writable file does with the lines written to it.
 type control interface {
-	// run carries out the complete lines of one write, all or none. It
-	// returns what reading the same open file gives afterwards (nil: the
-	// file's own content).
+	// check checks lines, the next complete lines of a transaction, after
+	// those checked before, without carrying anything out. state is what
+	// the previous check of the transaction returned (nil at first), and
+	// first the number of lines before these (for messages).
+	check(state any, first int, lines [][]byte) (any, error)
+	// run carries out a whole transaction, all or none, checking it again
+	// against the store as it is now. It returns what reading the same
+	// open file gives afterwards (nil: the file's own content).
 	run(lines [][]byte) (reply []byte, err error)
 	// refused records why a write was refused.
 	refused(err error)
@@ -46,7 +68,15 @@ type controlHandle struct {
 	f *file
 
 	mu      sync.Mutex
-	pending []byte // the start of a line whose newline has not come yet
+	pending []byte   // the start of a line whose newline has not come yet
+	txn     [][]byte // the transaction's complete lines, checked
+	state   any      // what the last check returned
+	size    int      // bytes written in this transaction
+	// failed is why the transaction was refused: every later write of
+	// this open file is refused too. laterSaid tells that one of those
+	// was recorded already (one is enough in errors).
+	failed    error
+	laterSaid bool
 	// reply is what the commands run through this handle gave back (the
 	// paths of new sessions); reads return it from the start, whatever
 	// the file offset, so `exec 3<>fork; echo ID >&3; read -r p <&3` works.
@@ -57,20 +87,28 @@ type controlHandle struct {
 var (
 	_ = (fs.FileWriter)((*controlHandle)(nil))
 	_ = (fs.FileFlusher)((*controlHandle)(nil))
+	_ = (fs.FileFsyncer)((*controlHandle)(nil))
 	_ = (fs.FileReader)((*controlHandle)(nil))
 )
 
-// Write takes the complete lines of data, with what came before them, as
-// one batch. The offset means nothing to a control: every write appends.
+// Write checks the complete lines of data, with what came before them, as
+// the next part of the transaction. The offset means nothing to a control:
+// every write appends.
 func (h *controlHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.failed != nil {
+		return 0, h.refuseLater()
+	}
+	if h.size+len(data) > maxTxn {
+		return 0, h.fail(refuse(ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", h.f.name(), maxTxn>>20))
+	}
 	end := bytes.LastIndexByte(data, '\n')
 	rest := data[end+1:]
 	if len(rest) > maxLine || (end < 0 && len(h.pending)+len(data) > maxLine) {
-		h.pending = nil
 		return 0, h.fail(&refusal{ErrTooLong, fmt.Sprintf("%s: a line is longer than %d MiB; write shorter lines", h.f.name(), maxLine>>20)})
 	}
+	h.size += len(data)
 	if end < 0 {
 		h.pending = append(h.pending, data...)
 		return uint32(len(data)), 0
@@ -78,29 +116,57 @@ func (h *controlHandle) Write(ctx context.Context, data []byte, off int64) (uint
 	batch := append(h.pending, data[:end]...)
 	// The caller's buffer is reused once Write returns.
 	h.pending = append([]byte(nil), rest...)
-	if errno := h.exec(bytes.Split(batch, []byte{'\n'})); errno != 0 {
-		// The write failed as a whole: nothing of it stays buffered.
-		h.pending = nil
+	if errno := h.add(bytes.Split(batch, []byte{'\n'})); errno != 0 {
 		return 0, errno
 	}
 	return uint32(len(data)), 0
 }
 
-// Flush takes a last line that has no newline. It comes at every close of
-// a descriptor of this open file (twice after dup): only the first finds
-// something to do.
+// add checks lines and adds them to the transaction.
+func (h *controlHandle) add(lines [][]byte) syscall.Errno {
+	state, err := h.f.ctl.check(h.state, len(h.txn), lines)
+	if err != nil {
+		return h.fail(err)
+	}
+	h.state = state
+	h.txn = append(h.txn, lines...)
+	return 0
+}
+
+// Flush takes a last line that has no newline and commits the
+// transaction. It comes at every close of a descriptor of this open file
+// (twice after dup): only the first finds something to do.
 func (h *controlHandle) Flush(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.pending) == 0 {
-		return 0
+	if h.failed == nil && len(h.pending) > 0 {
+		line := h.pending
+		h.pending = nil
+		if errno := h.add([][]byte{line}); errno != 0 {
+			return errno
+		}
 	}
-	line := h.pending
-	h.pending = nil
-	return h.exec([][]byte{line})
+	return h.commit()
 }
 
-func (h *controlHandle) exec(lines [][]byte) syscall.Errno {
+// Fsync commits the transaction's complete lines (vim's :w syncs before it
+// closes).
+func (h *controlHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.commit()
+}
+
+// commit carries out the transaction's lines. h.mu is held.
+func (h *controlHandle) commit() syscall.Errno {
+	if h.failed != nil {
+		return toErrno(h.failed)
+	}
+	if len(h.txn) == 0 {
+		return 0
+	}
+	lines := h.txn
+	h.txn, h.state, h.size = nil, nil, len(h.pending)
 	reply, err := h.f.ctl.run(lines)
 	if err != nil {
 		return h.fail(err)
@@ -109,16 +175,33 @@ func (h *controlHandle) exec(lines [][]byte) syscall.Errno {
 	return 0
 }
 
+// fail discards the transaction, refuses the rest of this open file and
+// records why.
 func (h *controlHandle) fail(err error) syscall.Errno {
-	h.f.ctl.refused(err)
+	h.txn, h.state, h.pending = nil, nil, nil
+	h.failed = err
+	h.f.ctl.refused(fmt.Errorf("%w; nothing of this transaction was written (it is everything written through the open file since it was opened or last closed, synced or read)", err))
 	return toErrno(err)
 }
 
-// Read gives what the commands replied, from the start and ignoring the
-// offset; before any reply, the file's current content.
+// refuseLater refuses a write after the transaction was refused.
+func (h *controlHandle) refuseLater() syscall.Errno {
+	if !h.laterSaid {
+		h.laterSaid = true
+		h.f.ctl.refused(&refusal{h.failed, fmt.Sprintf("%s: a later write through the same open file was refused too: its transaction was refused before; close the file and open it again", h.f.name())})
+	}
+	return toErrno(h.failed)
+}
+
+// Read commits the transaction, then gives what the commands replied, from
+// the start and ignoring the offset; before any reply, the file's current
+// content.
 func (h *controlHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if errno := h.commit(); errno != 0 {
+		return nil, errno
+	}
 	if h.reply != nil {
 		n := copy(dest, h.reply[h.replyPos:])
 		h.replyPos += n
@@ -247,14 +330,97 @@ type sessionControl struct {
 }
 
 func (c sessionControl) run(lines [][]byte) ([]byte, error) {
+	if err := c.precheck(0, lines); err != nil {
+		return nil, err
+	}
 	return nil, c.s.change(func(ss *session, b *tree.Builder) error {
+		return c.build(ss, b, 0, lines)
+	})
+}
+
+func (c sessionControl) build(ss *session, b *tree.Builder, first int, lines [][]byte) error {
+	for i, l := range lines {
+		if err := c.line(ss, b, l); err != nil {
+			return lineError(c.ctl, first+i+1, err)
+		}
+	}
+	return nil
+}
+
+// check builds lines on the batch of the earlier ones (a *tree.Builder),
+// against the session as it is now, and keeps the result only to check
+// the next lines: run builds them all again.
+func (c sessionControl) check(state any, first int, lines [][]byte) (any, error) {
+	if c.s.r.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	if err := c.precheck(first, lines); err != nil {
+		return nil, err
+	}
+	b, _ := state.(*tree.Builder)
+	err := c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+		if b == nil {
+			b = ss.tree.NewBuilder()
+		} else {
+			b.Rebase(ss.tree)
+		}
+		return c.build(ss, b, first, lines)
+	})
+	return b, err
+}
+
+// precheck checks what a control's lines can be checked for without the
+// session, before its lock is taken: that append's JSON lines are JSON,
+// so that a long malformed line never holds up the session's readers.
+func (c sessionControl) precheck(first int, lines [][]byte) error {
+	if c.ctl != appendName {
+		return nil
+	}
+	for i, l := range lines {
+		if v := jsjson.TrimWS(l); len(v) > 0 && v[0] == '{' && !jsjson.Valid(v) {
+			return lineError(c.ctl, first+i+1, refuse(ErrInvalid, `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`))
+		}
+	}
+	return nil
+}
+
+func (c sessionControl) refused(err error) { c.s.refused(err) }
+
+// check plans the fork lines, after the transaction's earlier ones (the
+// session ids they take), creating nothing.
+func (c forkControl) check(state any, first int, lines [][]byte) (any, error) {
+	if c.s.r.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	taken, _ := state.(map[string]bool)
+	if taken == nil {
+		taken = map[string]bool{}
+	}
+	err := c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		for i, l := range lines {
-			if err := c.line(ss, b, l); err != nil {
-				return lineError(c.ctl, i+1, err)
+			if _, err := c.plan(ss, l, taken); err != nil {
+				return lineError("fork", first+i+1, err)
 			}
 		}
 		return nil
 	})
+	return taken, err
 }
 
-func (c sessionControl) refused(err error) { c.s.refused(err) }
+// check plans the new lines, after the transaction's earlier ones,
+// creating nothing.
+func (c newControl) check(state any, first int, lines [][]byte) (any, error) {
+	if c.r.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	taken, _ := state.(map[string]bool)
+	if taken == nil {
+		taken = map[string]bool{}
+	}
+	for i, l := range lines {
+		if _, err := c.plan(l, taken); err != nil {
+			return nil, lineError("new", first+i+1, err)
+		}
+	}
+	return taken, nil
+}

@@ -583,7 +583,7 @@ func (x *Index) load(path string, old *File) *File {
 		return f
 	}
 	x.counts.headers.Add(1)
-	fd, fi, err := openRegular(path)
+	fd, fi, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return f
 	}

@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"strconv"
-	"syscall"
+	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
 )
@@ -39,8 +40,15 @@ type Log struct {
 	// provisional tells what the final line without a newline, which may
 	// still grow, was parsed into: nothing, an entry, or something else.
 	provisional provisional
-	ino, dev    uint64
-	seq         int // parsed values so far, header included
+	// sig is the file's signature when it was read; racy tells that it
+	// was read so soon after its last change that a rewrite of the same
+	// size within the same clock tick would leave sig as it is: then sum
+	// (of the consumed lines) and pendSum (of the bytes after them) are
+	// checked against the file, as git checks racily clean files.
+	sig          Sig
+	racy         bool
+	sum, pendSum uint32
+	seq          int // parsed values so far, header included
 	// v1 migration state
 	usedIDs map[string]bool
 	lastID  string
@@ -49,6 +57,16 @@ type Log struct {
 
 // Size is the file size at the last read.
 func (l *Log) Size() int64 { return l.size }
+
+// Sig is the file's signature at the last read.
+func (l *Log) Sig() Sig { return l.sig }
+
+// NeedsRefresh tells whether Refresh may find a change, given the file's
+// signature now: when it differs from the last read's, or when that read
+// was racy (so soon after a change that a rewrite of the same size in the
+// same clock tick leaves the signature as it was; Refresh then compares
+// sums). A caller that skips Refresh on an equal Sig misses such rewrites.
+func (l *Log) NeedsRefresh(now Sig) bool { return now != l.sig || l.racy }
 
 // Open reads and parses the whole file.
 func Open(path string) (*Log, error) {
@@ -78,28 +96,19 @@ func Parse(data []byte) (*Log, error) {
 // caller must rebuild what it derived from them); otherwise the new entries
 // are those past the previous length of Entries.
 func (l *Log) Refresh() (reset bool, err error) {
-	f, err := os.Open(l.Path)
+	f, fi, err := openRegular(l.Path, os.O_RDONLY)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	var ino, dev uint64
-	if st != nil {
-		ino, dev = st.Ino, uint64(st.Dev)
-	}
-	size := fi.Size()
+	sig := SigOf(fi)
+	size := sig.Size
 	fresh := l.Header == nil && l.seq == 0
-	if !fresh && (ino != l.ino || dev != l.dev || size < l.size || !l.sameTail(f)) {
+	if !fresh && l.rewritten(f, sig) {
 		*l = Log{Path: l.Path}
 		reset = true
 		fresh = true
 	}
-	l.ino, l.dev = ino, dev
 	if !fresh && size == l.size {
 		return false, nil
 	}
@@ -112,7 +121,7 @@ func (l *Log) Refresh() (reset bool, err error) {
 	case l.provisional == provOther:
 		l.seq--
 	case l.provisional != provNone:
-		*l = Log{Path: l.Path, ino: ino, dev: dev}
+		*l = Log{Path: l.Path}
 		reset = true
 	}
 	l.provisional = provNone
@@ -127,7 +136,68 @@ func (l *Log) Refresh() (reset bool, err error) {
 		return reset, err
 	}
 	l.size = startConsumed + int64(len(data))
+	l.sig = sig
+	l.racy = racy(sig)
 	return reset, nil
+}
+
+// racyWindow is how long after a file's last change a read of it cannot
+// trust timestamps alone: file systems keep them at a coarse clock (a
+// jiffy, and up to 2 s on some).
+const racyWindow = 2 * time.Second
+
+func racy(s Sig) bool {
+	now := time.Now().UnixNano()
+	return now-s.Mtime < int64(racyWindow) || now-s.Ctime < int64(racyWindow)
+}
+
+// rewritten tells that what was read may have changed, not only grown:
+// another file, a shorter one, one of the same size with other timestamps
+// (a rewrite in place), other bytes before the consumed offset, or, when
+// the last read was racy, other bytes anywhere.
+func (l *Log) rewritten(f *os.File, sig Sig) bool {
+	old := l.sig
+	switch {
+	case sig.Ino != old.Ino || sig.Dev != old.Dev || sig.Size < l.size:
+		return true
+	case sig.Size == l.size && (sig.Mtime != old.Mtime || sig.Ctime != old.Ctime):
+		return true
+	case !l.sameTail(f):
+		return true
+	case sig.Size == l.size && l.racy:
+		if !l.sameSum(f) {
+			return true
+		}
+		l.racy = racy(sig)
+	}
+	return false
+}
+
+// sameSum checks the file's bytes up to the size read against the sums
+// taken when they were read.
+func (l *Log) sameSum(f *os.File) bool {
+	sum, err := checksum(f, 0, l.consumed)
+	if err != nil || sum != l.sum {
+		return false
+	}
+	pend, err := checksum(f, l.consumed, l.size)
+	return err == nil && pend == l.pendSum
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func checksum(f *os.File, from, to int64) (uint32, error) {
+	var sum uint32
+	buf := make([]byte, min(to-from, 1<<20))
+	for from < to {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), to-from)], from)
+		sum = crc32.Update(sum, castagnoli, buf[:n])
+		from += int64(n)
+		if err != nil && from < to {
+			return 0, err
+		}
+	}
+	return sum, nil
 }
 
 // sameTail checks that the bytes just before the consumed offset are still
@@ -160,6 +230,8 @@ func (l *Log) consume(data []byte, final bool) error {
 		start += nl + 1
 	}
 	l.consumed = base + int64(start)
+	l.sum = crc32.Update(l.sum, castagnoli, data[:start])
+	l.pendSum = crc32.Checksum(data[start:], castagnoli)
 	if start > 0 {
 		t := data[max(0, start-32):start]
 		l.tail = append(l.tail[:0], t...)

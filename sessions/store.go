@@ -79,18 +79,11 @@ func (s *Store) Sessions(project string) ([]SessionFile, error) {
 
 // Stat reads a session file's header and size.
 func Stat(path string) (SessionFile, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return SessionFile{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return SessionFile{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return SessionFile{}, ErrNotSession
-	}
 	h, err := readHeader(f)
 	if err != nil {
 		return SessionFile{}, err
@@ -112,7 +105,7 @@ const maxHeaderScan = 1 << 20
 // the first line that parses (blank and malformed lines are skipped, as pi
 // skips them).
 func ReadHeader(path string) (*Header, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -171,15 +164,11 @@ func headerOf(e *Entry) (*Header, error) {
 // session's latest activity without parsing it. ok is false when no such
 // entry is found within the last few MiB.
 func LastEntryTime(path string) (ms float64, ok bool) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, false
-	}
 	// Read backwards in growing chunks: the last line usually fits in the
 	// first 4 KiB. Give up after maxTailScan (then the header's time
 	// serves).

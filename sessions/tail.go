@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"syscall"
 
 	"github.com/pifs/pifs/internal/jsjson"
 )
@@ -34,30 +33,10 @@ const tailScanLimit = 4 << 20
 // leafRecordType is tree.LeafRecordType (tree imports this package).
 const leafRecordType = "pifs.leaf"
 
-// openRegular opens a file for reading without ever blocking (a FIFO or
-// device put in a session's place must not hang the mount), and refuses
-// anything that is not a regular file.
-func openRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, ErrNotSession
-	}
-	return f, fi, nil
-}
-
 // ReadTail reads a session file from its end: the last entry (for the leaf)
 // and the last valid timestamp (for the activity). version is the header's.
 func ReadTail(path string, version float64) (Tail, error) {
-	f, fi, err := openRegular(path)
+	f, fi, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return Tail{}, err
 	}
@@ -142,7 +121,7 @@ func firstValue(lines [][]byte) int {
 // session_info entry's, trimmed) without parsing the file: only lines that
 // mention session_info are parsed.
 func ScanName(path string) (string, error) {
-	f, _, err := openRegular(path)
+	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,11 @@ var ErrChanged = errors.New("session file changed since it was read")
 // opened with O_APPEND, first adding a newline when the file does not end in
 // one, so that the lines never join a half-written line of another writer.
 // Each line must be one JSON value without a newline.
+//
+// A write that fails part way (a full disk, a quota, an I/O error) leaves
+// no partial line: the file is cut back to its previous end, unless another
+// writer appended after it meanwhile; the *AppendError says which, and
+// wraps the OS's error (errors.As finds its syscall.Errno: ENOSPC, EDQUOT).
 func Append(path string, lines ...[]byte) error {
 	if len(lines) == 0 {
 		return nil
@@ -35,29 +41,105 @@ func Append(path string, lines ...[]byte) error {
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, fi, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	old, nl, err := endsInNewline(f, fi.Size())
 	if err != nil {
 		return err
 	}
-	if fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
-			buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
-		}
+	if !nl {
+		buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
 	}
 	n, err := f.Write(buf.Bytes())
 	if err == nil && n != buf.Len() {
-		err = fmt.Errorf("append: short write (%d of %d bytes)", n, buf.Len())
+		err = io.ErrShortWrite
 	}
 	if err != nil {
-		return err
+		return restore(f, path, old, n, buf.Len(), err)
 	}
 	return f.Close()
+}
+
+// endsInNewline tells whether the file, of the given size, ends in a
+// newline (an empty one does), and the size that answer holds for. Another
+// writer's line can be seen half written (the size grows page by page):
+// while the size moves, look again, so that a line is not preceded by a
+// newline it does not need (a blank line, harmless but untidy).
+func endsInNewline(f *os.File, size int64) (int64, bool, error) {
+	last := make([]byte, 1)
+	for tries := 0; ; tries++ {
+		if size == 0 {
+			return 0, true, nil
+		}
+		if _, err := f.ReadAt(last, size-1); err != nil {
+			return 0, false, err
+		}
+		if last[0] == '\n' || tries == 3 {
+			return size, last[0] == '\n', nil
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			return 0, false, err
+		}
+		if fi.Size() == size {
+			return size, false, nil
+		}
+		size = fi.Size()
+	}
+}
+
+// AppendError is an append that failed part way.
+type AppendError struct {
+	Path    string
+	Written int   // bytes of this append that reached the file
+	Len     int   // bytes the append had to write
+	Old     int64 // the file's size before it
+	Size    int64 // the file's size after the failure (and the repair)
+	// Restored tells that the file was cut back to Old, so nothing of
+	// this append is left.
+	Restored bool
+	Err      error // the OS's error
+}
+
+func (e *AppendError) Error() string {
+	msg := fmt.Sprintf("appending %d bytes to %s failed", e.Len, e.Path)
+	switch {
+	case e.Written == 0:
+		return fmt.Sprintf("%s: %v; nothing was written", msg, e.Err)
+	case e.Restored:
+		return fmt.Sprintf("%s after %d bytes: %v; the file was cut back to its previous %d bytes, so nothing of this write is left", msg, e.Written, e.Err, e.Old)
+	}
+	return fmt.Sprintf("%s after %d bytes: %v; another writer appended meanwhile (the file has %d bytes, was %d), so pifs left it as it is: %d bytes of this write, without their final newline, are in it after offset %d", msg, e.Written, e.Err, e.Size, e.Old, e.Written, e.Old)
+}
+
+func (e *AppendError) Unwrap() error { return e.Err }
+
+// restore cuts a failed append back to the file's previous end when the
+// file holds exactly what it had plus the written bytes, that is when no
+// one else appended since.
+func restore(f *os.File, path string, old int64, written, total int, cause error) error {
+	e := &AppendError{Path: path, Written: written, Len: total, Old: old, Size: old + int64(written), Err: cause}
+	if written == 0 {
+		return e
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		e.Err = fmt.Errorf("%w (and the size after it is unknown: %v)", cause, err)
+		return e
+	}
+	e.Size = fi.Size()
+	if e.Size != old+int64(written) {
+		return e
+	}
+	if err := f.Truncate(old); err != nil {
+		e.Err = fmt.Errorf("%w (and cutting the file back failed: %v)", cause, err)
+		return e
+	}
+	e.Restored, e.Size = true, old
+	return e
 }
 
 // NewEntryID returns an 8-hex id not in use, as pi's generateId does.
@@ -151,12 +233,16 @@ func MigrateFile(l *Log) error {
 	if !l.Migrated {
 		return nil
 	}
-	fi, err := os.Stat(l.Path)
+	sig, err := statRegular(l.Path)
 	if err != nil {
 		return err
 	}
-	if fi.Size() != l.size || l.provisional != provNone {
+	if sig != l.sig || sig.Size != l.size || l.provisional != provNone {
 		return ErrChanged
+	}
+	perm, err := os.Stat(l.Path)
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	buf.Write(rewriteObject(l.Header.Raw, map[string][]byte{"version": []byte("3")}, nil))
@@ -174,7 +260,7 @@ func MigrateFile(l *Log) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+	if err := tmp.Chmod(perm.Mode().Perm()); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -183,7 +269,7 @@ func MigrateFile(l *Log) error {
 	}
 	// Check again just before the rename: a writer that appended since the
 	// read must not lose its lines.
-	if fi2, err := os.Stat(l.Path); err != nil || fi2.Size() != fi.Size() || !fi2.ModTime().Equal(fi.ModTime()) {
+	if sig2, err := statRegular(l.Path); err != nil || sig2 != sig {
 		return ErrChanged
 	}
 	return os.Rename(tmp.Name(), l.Path)

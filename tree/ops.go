@@ -554,3 +554,8 @@ func (b *Builder) ContextEdit(target string, replacement []byte) (string, error)
 	}
 	return b.Entry("context_edit", b.leaf, Member{"targetId", str(target)}, Member{"replacement", rep}), nil
 }
+
+// Rebase points the batch at t, the same session read again, so that a
+// batch checked piece by piece checks each piece against the session as it
+// is then. The batch keeps its entries, ids and leaf.
+func (b *Builder) Rebase(t *Tree) { b.t = t }

@@ -24,7 +24,20 @@ func Canonical(raw []byte) ([]byte, error) {
 // AppendCanonical appends the canonical form of the valid value v.
 func AppendCanonical(dst, v []byte) []byte { return appendCanonical(dst, v) }
 
+// appendCanonical writes v in two passes over its bytes, each linear in its
+// length whatever the nesting: the first finds the objects whose members
+// JSON.stringify writes in another order than the source's (integer-like
+// keys, duplicate keys), the second writes every value once. Both keep
+// their containers on a heap stack, so depth costs no goroutine stack.
 func appendCanonical(dst, v []byte) []byte {
+	switch KindOf(v) {
+	case Array, Object:
+		return emitCanonical(dst, v, planObjects(v))
+	}
+	return appendScalar(dst, v)
+}
+
+func appendScalar(dst, v []byte) []byte {
 	switch KindOf(v) {
 	case Null, Bool:
 		return append(dst, v...)
@@ -32,32 +45,191 @@ func appendCanonical(dst, v []byte) []byte {
 		return FormatNumber(dst, NumberValue(v))
 	case String:
 		return requote(dst, v)
-	case Array:
-		dst = append(dst, '[')
-		first := true
-		Elements(v, func(e []byte) bool {
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = appendCanonical(dst, e)
-			return true
-		})
-		return append(dst, ']')
-	case Object:
-		keys, vals := ObjectMembers(v)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = Quote(dst, k)
-			dst = append(dst, ':')
-			dst = appendCanonical(dst, vals[i])
-		}
-		return append(dst, '}')
 	}
 	return dst
+}
+
+// reorder is an object whose members are written in JavaScript's property
+// order: each key once, at its first place, with its last value.
+type reorder struct {
+	keys []string
+	vals []int // where each key's value starts in the source
+	end  int   // just past the object's closing brace
+}
+
+// planObjects finds, by where they start, the objects of the valid value v
+// whose members must be reordered.
+func planObjects(v []byte) map[int]*reorder {
+	var plan map[int]*reorder
+	var stack []planFrame
+	// key reads the member key at v[i] into the top frame and returns
+	// where its value starts.
+	key := func(i int) int {
+		top := &stack[len(stack)-1]
+		kend := skip(v, i)
+		k, _ := Unquote(v[i:kend])
+		if !top.reorder {
+			top.reorder = isArrayIndex(k) || top.has(k)
+		}
+		top.keys = append(top.keys, k)
+		if top.seen != nil {
+			top.seen[k] = true
+		}
+		top.vals = append(top.vals, 0)
+		i = SkipWS(v, SkipWS(v, kend)+1)
+		top.vals[len(top.vals)-1] = i
+		return i
+	}
+	i := 0
+	for {
+		i = SkipWS(v, i)
+		switch v[i] {
+		case '{', '[':
+			j := SkipWS(v, i+1)
+			if v[j] == '}' || v[j] == ']' {
+				i = j + 1
+				break
+			}
+			stack = append(stack, planFrame{start: i, obj: v[i] == '{'})
+			i = j
+			if v[i] == '"' && stack[len(stack)-1].obj {
+				i = key(i)
+			}
+			continue
+		default:
+			i = skip(v, i)
+		}
+		// After a value: a separator, or the end of containers.
+		for {
+			if len(stack) == 0 {
+				return plan
+			}
+			i = SkipWS(v, i)
+			top := &stack[len(stack)-1]
+			if v[i] == ',' {
+				i = SkipWS(v, i+1)
+				if top.obj {
+					i = key(i)
+				}
+				break
+			}
+			i++
+			if top.reorder {
+				if plan == nil {
+					plan = map[int]*reorder{}
+				}
+				keys, vals := orderMembers(top.keys, top.vals)
+				plan[top.start] = &reorder{keys, vals, i}
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+type planFrame struct {
+	start   int
+	obj     bool
+	keys    []string
+	vals    []int
+	seen    map[string]bool // the keys, once there are many
+	reorder bool
+}
+
+// has tells whether the object already has key k: a scan while it has few
+// keys, a map past that, so that a wide object costs linear time too.
+func (f *planFrame) has(k string) bool {
+	if f.seen == nil && len(f.keys) < 16 {
+		for _, x := range f.keys {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	if f.seen == nil {
+		f.seen = make(map[string]bool, 2*len(f.keys))
+		for _, x := range f.keys {
+			f.seen[x] = true
+		}
+	}
+	return f.seen[k]
+}
+
+// emitCanonical writes the valid container v, reordering the objects of
+// plan.
+func emitCanonical(dst, v []byte, plan map[int]*reorder) []byte {
+	type frame struct {
+		ro  *reorder // nil: members in source order
+		k   int      // the member being written, for ro
+		obj bool
+	}
+	var stack []frame
+	key := func(i int) int {
+		kend := skip(v, i)
+		k, _ := Unquote(v[i:kend])
+		dst = append(Quote(dst, k), ':')
+		return SkipWS(v, SkipWS(v, kend)+1)
+	}
+	i := 0
+	for {
+		i = SkipWS(v, i)
+		switch c := v[i]; c {
+		case '{', '[':
+			if ro := plan[i]; ro != nil && c == '{' {
+				stack = append(stack, frame{ro: ro})
+				dst = append(Quote(append(dst, '{'), ro.keys[0]), ':')
+				i = ro.vals[0]
+				continue
+			}
+			dst = append(dst, c)
+			j := SkipWS(v, i+1)
+			if v[j] == '}' || v[j] == ']' {
+				dst = append(dst, v[j])
+				i = j + 1
+				break
+			}
+			stack = append(stack, frame{obj: c == '{'})
+			i = j
+			if c == '{' {
+				i = key(i)
+			}
+			continue
+		default:
+			end := skip(v, i)
+			dst = appendScalar(dst, v[i:end])
+			i = end
+		}
+		for {
+			if len(stack) == 0 {
+				return dst
+			}
+			top := &stack[len(stack)-1]
+			if ro := top.ro; ro != nil {
+				top.k++
+				if top.k < len(ro.keys) {
+					dst = append(Quote(append(dst, ','), ro.keys[top.k]), ':')
+					i = ro.vals[top.k]
+					break
+				}
+				dst = append(dst, '}')
+				i = ro.end
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			i = SkipWS(v, i)
+			if v[i] == ',' {
+				dst = append(dst, ',')
+				i = SkipWS(v, i+1)
+				if top.obj {
+					i = key(i)
+				}
+				break
+			}
+			dst = append(dst, v[i])
+			i++
+			stack = stack[:len(stack)-1]
+		}
+	}
 }
 
 // ObjectMembers returns an object's keys in JavaScript property order with
@@ -77,7 +249,26 @@ func ObjectMembers(obj []byte) ([]string, [][]byte) {
 		vals = append(vals, v)
 		return true
 	})
-	// Integer-like keys (array indices) come first, ascending.
+	return orderMembers(keys, vals)
+}
+
+// orderMembers puts members in JavaScript property order: each key once,
+// at its first place, with its last value; integer-like keys (array
+// indices) first, ascending.
+func orderMembers[V any](keys []string, vals []V) ([]string, []V) {
+	index := make(map[string]int, len(keys))
+	nk := make([]string, 0, len(keys))
+	nv := make([]V, 0, len(keys))
+	for i, k := range keys {
+		if j, ok := index[k]; ok {
+			nv[j] = vals[i]
+			continue
+		}
+		index[k] = len(nk)
+		nk = append(nk, k)
+		nv = append(nv, vals[i])
+	}
+	keys, vals = nk, nv
 	var ints []int
 	for i, k := range keys {
 		if isArrayIndex(k) {
@@ -92,8 +283,8 @@ func ObjectMembers(obj []byte) ([]string, [][]byte) {
 		y, _ := strconv.ParseUint(keys[ints[b]], 10, 64)
 		return x < y
 	})
-	nk := make([]string, 0, len(keys))
-	nv := make([][]byte, 0, len(keys))
+	nk = make([]string, 0, len(keys))
+	nv = make([]V, 0, len(keys))
 	isInt := map[int]bool{}
 	for _, i := range ints {
 		nk = append(nk, keys[i])

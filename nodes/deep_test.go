@@ -1,0 +1,60 @@
+package nodes
+
+import (
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// deepLine is a message whose content is an array nested depth deep.
+func deepLine(depth int) []byte {
+	return []byte(`{"role":"user","content":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+}
+
+func deepStore(t testing.TB) sessionControl {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
+	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: log.New(io.Discard, "", 0)})
+	return sessionControl{sessionRef{r, "p", "s"}, appendName, appendLine}
+}
+
+func benchDeep(b *testing.B, depth int) {
+	c := deepStore(b)
+	line := deepLine(depth)
+	b.SetBytes(int64(len(line)))
+	for i := 0; i < b.N; i++ {
+		if _, err := c.run([][]byte{line}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendDeep10k(b *testing.B)  { benchDeep(b, 10_000) }
+func BenchmarkAppendDeep100k(b *testing.B) { benchDeep(b, 100_000) }
+
+// TestAppendDeep: append takes a message nested 100k deep, as arrays and
+// as objects (it was quadratic: 25 s at this depth), and the session reads
+// it back whole.
+func TestAppendDeep(t *testing.T) {
+	const depth = 100_000
+	c := deepStore(t)
+	objects := []byte(`{"role":"user","content":[{"type":"text","text":"deep","x":` + strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth) + `}]}`)
+	for _, line := range [][]byte{deepLine(depth), objects} {
+		if _, err := c.run([][]byte{line}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := c.s.with(func(ss *session) error {
+		if n := len(ss.tree.Entries()); n != 2 {
+			t.Errorf("%d entries, want 2", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,37 @@
+package nodes
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/pifs/pifs/sessions"
+)
+
+// TestToErrnoPassesOSErrnos: an error from the OS reaches the caller as its
+// own errno, however wrapped; refusals keep theirs.
+func TestToErrnoPassesOSErrnos(t *testing.T) {
+	logger = log.New(io.Discard, "", 0)
+	defer func() { logger = log.Default() }()
+	cases := []struct {
+		err  error
+		want syscall.Errno
+	}{
+		{&sessions.AppendError{Path: "s", Err: &os.PathError{Op: "write", Path: "s", Err: syscall.ENOSPC}}, syscall.ENOSPC},
+		{fmt.Errorf("append: %w", &os.PathError{Op: "write", Path: "s", Err: syscall.EDQUOT}), syscall.EDQUOT},
+		{&os.PathError{Op: "open", Path: "s", Err: syscall.EACCES}, syscall.EACCES},
+		{&os.PathError{Op: "read", Path: "s", Err: syscall.EIO}, syscall.EIO},
+		{&os.PathError{Op: "open", Path: "s", Err: syscall.ENOENT}, syscall.ENOENT},
+		{refuse(ErrInvalid, "bad"), syscall.EINVAL},
+		{sessions.ErrNotSession, syscall.ENOENT},
+		{fmt.Errorf("something else"), syscall.EIO},
+	}
+	for _, c := range cases {
+		if got := toErrno(c.err); got != c.want {
+			t.Errorf("toErrno(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
