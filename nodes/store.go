@@ -2,6 +2,8 @@ package nodes
 
 import (
 	"container/list"
+	"errors"
+	iofs "io/fs"
 	"math"
 	"strings"
 	"sync"
@@ -95,10 +97,10 @@ func (st *store) meta(project, name string) (*sessions.File, error) {
 		return nil, ErrNotFound
 	}
 	f, err := st.x.Lookup(project, name)
-	if err != nil {
+	if errors.Is(err, iofs.ErrNotExist) {
 		return nil, ErrNotFound
 	}
-	return f, nil
+	return f, err // a file that is there but cannot be read says why
 }
 
 // activity is a session's latest activity: the time of its last entry that

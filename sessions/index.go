@@ -63,6 +63,9 @@ type File struct {
 	Flat   bool
 	Sig    Sig
 	Header *Header // nil: not a session
+	// Err is why a file that is there could not be read (EACCES, EIO…):
+	// looking it up gives that error, not "no such file".
+	Err error
 	// Mode, Uid and Gid are the file's permissions and owner.
 	Mode     os.FileMode
 	Uid, Gid uint32
@@ -241,6 +244,9 @@ func (x *Index) Lookup(project, name string) (*File, error) {
 			f.Project, f.Name = project, name
 			x.put(p, f)
 		}
+	}
+	if f != nil && f.Header == nil && f.Err != nil {
+		return nil, f.Err
 	}
 	if f == nil || f.Header == nil {
 		return nil, fs.ErrNotExist
@@ -567,6 +573,9 @@ func changeOf(project, name string, old, f *File) []Change {
 func (x *Index) load(path string, old *File) *File {
 	x.counts.stats.Add(1)
 	fi, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &File{Path: path, Err: err} // there, but not to be read
+	}
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
@@ -585,12 +594,19 @@ func (x *Index) load(path string, old *File) *File {
 	x.counts.headers.Add(1)
 	fd, fi, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
+		if !errors.Is(err, ErrNotSession) && !errors.Is(err, fs.ErrNotExist) {
+			f.Err = err
+		}
 		return f
 	}
 	defer fd.Close()
 	f.Sig = SigOf(fi)
-	if h, err := readHeader(fd); err == nil {
+	h, err := readHeader(fd)
+	switch {
+	case err == nil:
 		f.Header = h
+	case !errors.Is(err, ErrNotSession):
+		f.Err = err
 	}
 	return f
 }

@@ -1,8 +1,11 @@
 package sessions
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -179,5 +182,49 @@ func BenchmarkIndexUpdate(b *testing.B) {
 		if len(x.Update(path)) != 1 {
 			b.Fatal("no change")
 		}
+	}
+}
+
+// TestIndexUnreadable: a session file that is there but cannot be read
+// gives its error on lookup, not "no such file". As root, the lookup runs
+// in a child process of another user.
+func TestIndexUnreadable(t *testing.T) {
+	if dir := os.Getenv("PIFS_INDEX_UNREADABLE"); dir != "" {
+		x := NewIndex(dir)
+		if _, err := x.Lookup("--a--", "s"); !errors.Is(err, os.ErrPermission) {
+			t.Fatalf("lookup of an unreadable session: %v, want EACCES", err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	os.Chmod(filepath.Dir(dir), 0o755)
+	path := filepath.Join(dir, "--a--", "s.jsonl")
+	writeIndexed(t, path, header("one", "/a"))
+	os.Chmod(path, 0o600)
+	if os.Getuid() != 0 {
+		os.Chmod(path, 0)
+		x := NewIndex(dir)
+		if _, err := x.Lookup("--a--", "s"); !errors.Is(err, os.ErrPermission) {
+			t.Errorf("lookup of an unreadable session: %v, want EACCES", err)
+		}
+		return
+	}
+	const name = "pifs-test-other"
+	u, err := user.Lookup(name)
+	if err != nil {
+		if out, err := exec.Command("useradd", "--system", "--no-create-home", name).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v: %s", err, out)
+		}
+		if u, err = user.Lookup(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, _ := os.Executable()
+	os.Chmod(filepath.Dir(self), 0o755)
+	cmd := exec.Command("setpriv", "--reuid", u.Uid, "--regid", u.Gid, "--clear-groups", "--", self, "-test.run=^TestIndexUnreadable$")
+	cmd.Env = append(os.Environ(), "PIFS_INDEX_UNREADABLE="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("as %s: %v\n%s", name, err, out)
 	}
 }
