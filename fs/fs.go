@@ -211,8 +211,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, err
 	}
 	o.SessionsDir = store
-	logger := slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: logger})
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
 	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.

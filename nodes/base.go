@@ -85,7 +85,7 @@ func (d *dir) resolve(name string) (uint64, bool) {
 
 func (d *dir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if err := d.fillAttr(&out.Attr); err != nil {
-		return toErrno(err)
+		return d.r.errno(err)
 	}
 	n := d.EmbeddedInode()
 	own(&out.Attr, d.r.ownerFor(n.Operations(), parentOf(n)))
@@ -99,7 +99,7 @@ func (d *dir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn,
 func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	c, err := d.src.lookup(name)
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, d.r.errno(err)
 	}
 	return d.newChild(ctx, c, out)
 }
@@ -110,7 +110,7 @@ func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.In
 	node := c.make()
 	if a, ok := node.(attrFiller); ok {
 		if err := a.fillAttr(&out.Attr); err != nil {
-			return nil, toErrno(err)
+			return nil, d.r.errno(err)
 		}
 		own(&out.Attr, d.r.ownerFor(node, d.EmbeddedInode()))
 	}
@@ -121,7 +121,7 @@ func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.In
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	list, err := d.src.list()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, d.r.errno(err)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
 	out := make([]fuse.DirEntry, 0, len(list)+2)
@@ -249,7 +249,7 @@ func (f *file) fillAttr(out *fuse.Attr) error {
 
 func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if err := f.fillAttr(&out.Attr); err != nil {
-		return toErrno(err)
+		return f.r.errno(err)
 	}
 	if h, ok := fh.(*growing); ok {
 		// fstat of a followed file: the size it has grown to.
@@ -266,18 +266,18 @@ func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 // refused.
 func (f *file) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if !f.writable() {
-		return toErrno(ErrReadOnly)
+		return f.r.errno(ErrReadOnly)
 	}
 	_, mode := in.GetMode()
 	_, uid := in.GetUID()
 	_, gid := in.GetGID()
 	if mode || uid || gid {
-		return toErrno(ErrNotPermitted)
+		return f.r.errno(ErrNotPermitted)
 	}
 	if size, ok := in.GetSize(); ok && size != 0 {
-		return toErrno(ErrInvalid)
+		return f.r.errno(ErrInvalid)
 	}
-	return toErrno(f.fillAttr(&out.Attr))
+	return f.r.errno(f.fillAttr(&out.Attr))
 }
 
 // wantsWrite tells whether open flags ask for writing.
@@ -288,7 +288,7 @@ func wantsWrite(flags uint32) bool {
 func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if wantsWrite(flags) {
 		if !f.writable() {
-			return nil, 0, toErrno(ErrReadOnly)
+			return nil, 0, f.r.errno(ErrReadOnly)
 		}
 		// Direct I/O: every write(2) reaches the control as it was made,
 		// and reads are never served from a stale cache.
@@ -297,13 +297,13 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if g, ok := f.src.(grower); ok {
 		data, state, err := g.start()
 		if err != nil {
-			return nil, 0, toErrno(err)
+			return nil, 0, f.r.errno(err)
 		}
 		return &growing{src: g, data: data, state: state}, fuse.FOPEN_DIRECT_IO, 0
 	}
 	data, _, err := f.src.content()
 	if err != nil {
-		return nil, 0, toErrno(err)
+		return nil, 0, f.r.errno(err)
 	}
 	if f.immutable {
 		return &snapshot{data}, fuse.FOPEN_KEEP_CACHE, 0
@@ -322,7 +322,7 @@ func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 	}
 	data, _, err := f.src.content()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, f.r.errno(err)
 	}
 	return (&snapshot{data}).Read(ctx, dest, off)
 }
@@ -424,7 +424,7 @@ func (l *link) fillAttr(out *fuse.Attr) error {
 
 func (l *link) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if err := l.fillAttr(&out.Attr); err != nil {
-		return toErrno(err)
+		return l.r.errno(err)
 	}
 	n := l.EmbeddedInode()
 	own(&out.Attr, l.r.ownerFor(n.Operations(), parentOf(n)))
@@ -438,7 +438,7 @@ func (l *link) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 func (l *link) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	t, _, err := l.src.target()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, l.r.errno(err)
 	}
 	return []byte(t), 0
 }

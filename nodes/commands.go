@@ -633,7 +633,7 @@ func (c newControl) refused(err error) {
 	if c.project != "" {
 		where = c.project + "/new"
 	}
-	logger.Printf("pifs: %s: write refused: %v", where, err)
+	c.r.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
 func (c newControl) run(lines [][]byte) ([]byte, error) {

@@ -3,7 +3,7 @@ package nodes
 import (
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +30,7 @@ func costStore(t testing.TB, n, entries int) (*Root, string) {
 		t.Fatal(err)
 	}
 	f.Close()
-	return NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: log.New(io.Discard, "", 0)}), "--home-u-p--"
+	return NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), "--home-u-p--"
 }
 
 // TestByIDLookupCost: once by-id is listed, looking up and reading a link

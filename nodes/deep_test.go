@@ -2,7 +2,7 @@ package nodes
 
 import (
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +18,7 @@ func deepStore(t testing.TB) sessionControl {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: log.New(io.Discard, "", 0)})
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return sessionControl{sessionRef{r, "p", "s"}, appendName, appendLine}
 }
 

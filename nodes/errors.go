@@ -3,7 +3,6 @@ package nodes
 import (
 	"errors"
 	iofs "io/fs"
-	"log"
 	"syscall"
 
 	"github.com/pifs/pifs/sessions"
@@ -28,13 +27,10 @@ var (
 	ErrNotPermitted = errors.New("operation not permitted")
 )
 
-// logger receives what cannot be returned: unknown errors, panics, and
-// why writes were refused.
-var logger = log.Default()
-
 // toErrno maps err to an errno with errors.Is over the sentinel errors; an
 // error from the OS gives its own errno (ENOSPC, EDQUOT, EACCES, EIO reach
-// the caller as themselves); anything else is logged and becomes EIO.
+// the caller as themselves); anything else becomes EIO (Root.errno logs
+// it).
 func toErrno(err error) syscall.Errno {
 	var errno syscall.Errno
 	switch {
@@ -62,8 +58,18 @@ func toErrno(err error) syscall.Errno {
 	case errors.Is(err, iofs.ErrPermission):
 		return syscall.EACCES
 	}
-	logger.Printf("pifs: %v", err)
 	return syscall.EIO
+}
+
+// errno is toErrno for a handler of this mount: an error that has no errno
+// of its own is logged, since the caller only sees EIO.
+func (r *Root) errno(err error) syscall.Errno {
+	e := toErrno(err)
+	var os syscall.Errno
+	if e == syscall.EIO && !errors.As(err, &os) {
+		r.log.Error("unexpected error, answered EIO: " + err.Error())
+	}
+	return e
 }
 
 // refusal is a refused write: the sentence that says why and what to do

@@ -2,8 +2,6 @@ package nodes
 
 import (
 	"fmt"
-	"io"
-	"log"
 	"os"
 	"syscall"
 	"testing"
@@ -14,8 +12,6 @@ import (
 // TestToErrnoPassesOSErrnos: an error from the OS reaches the caller as its
 // own errno, however wrapped; refusals keep theirs.
 func TestToErrnoPassesOSErrnos(t *testing.T) {
-	logger = log.New(io.Discard, "", 0)
-	defer func() { logger = log.Default() }()
 	cases := []struct {
 		err  error
 		want syscall.Errno

@@ -9,7 +9,7 @@ package nodes
 
 import (
 	"context"
-	"log"
+	"log/slog"
 	"os"
 	"syscall"
 	"time"
@@ -50,7 +50,9 @@ type Options struct {
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings.
 	CacheBytes int64
-	Logger     *log.Logger
+	// Logger receives what cannot be returned: unexpected errors and why
+	// writes were refused.
+	Logger *slog.Logger
 }
 
 // Root is the mount's root folder: the projects, by-id/ and new.
@@ -59,6 +61,7 @@ type Root struct {
 	opts     Options
 	st       *store
 	uid, gid uint32
+	log      *slog.Logger
 	refused  refusals
 	removals removals
 }
@@ -71,10 +74,10 @@ var (
 
 // NewRoot makes the root of a mount of o.SessionsDir.
 func NewRoot(o Options) *Root {
-	if o.Logger != nil {
-		logger = o.Logger
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	r := &Root{opts: o, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	r := &Root{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
 	r.dir = dir{r: r, src: rootSource{r}}
 	return r
 }

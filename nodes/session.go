@@ -233,11 +233,11 @@ func (f *sessionFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 	if h, ok := fh.(*osFile); ok {
 		fi, err := h.f.Stat()
 		if err != nil {
-			return toErrno(err)
+			return f.s.r.errno(err)
 		}
 		f.s.r.fill(&out.Attr, syscall.S_IFREG|0o444, uint64(fi.Size()), fi.ModTime())
 	} else if err := f.fillAttr(&out.Attr); err != nil {
-		return toErrno(err)
+		return f.s.r.errno(err)
 	}
 	n := f.EmbeddedInode()
 	own(&out.Attr, f.s.r.ownerFor(n.Operations(), parentOf(n)))
@@ -254,11 +254,11 @@ func (f *sessionFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 	}
 	path, err := f.path()
 	if err != nil {
-		return nil, 0, toErrno(err)
+		return nil, 0, f.s.r.errno(err)
 	}
 	fd, err := sessions.OpenRegular(path) // a FIFO put there must not block
 	if err != nil {
-		return nil, 0, toErrno(err)
+		return nil, 0, f.s.r.errno(err)
 	}
 	return &osFile{fd}, fuse.FOPEN_DIRECT_IO, 0
 }

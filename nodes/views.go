@@ -529,7 +529,7 @@ func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.
 	if !ok {
 		err := refuse(ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
 		d.s.refused(err)
-		return nil, toErrno(err)
+		return nil, d.r.errno(err)
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		id, ok := resolveRef(ss.tree, b, target)
@@ -541,7 +541,7 @@ func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.
 	})
 	if err != nil {
 		d.s.refused(err)
-		return nil, toErrno(err)
+		return nil, d.r.errno(err)
 	}
 	return d.newChild(ctx, d.label(name, text), out)
 }
@@ -552,7 +552,7 @@ func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	if d.r.removals.removing(ctx, d.s) {
 		err := refuse(ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
 		d.s.refused(err)
-		return toErrno(err)
+		return d.r.errno(err)
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		_, texts := labels(ss.tree)
@@ -572,7 +572,7 @@ func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	if err != nil {
 		d.s.refused(err)
 	}
-	return toErrno(err)
+	return d.r.errno(err)
 }
 
 // labelLink is labels/<label> -> ../entries/<id>.json.

@@ -160,7 +160,7 @@ func (h *controlHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 // commit carries out the transaction's lines. h.mu is held.
 func (h *controlHandle) commit() syscall.Errno {
 	if h.failed != nil {
-		return toErrno(h.failed)
+		return h.f.r.errno(h.failed)
 	}
 	if len(h.txn) == 0 {
 		return 0
@@ -181,7 +181,7 @@ func (h *controlHandle) fail(err error) syscall.Errno {
 	h.txn, h.state, h.pending = nil, nil, nil
 	h.failed = err
 	h.f.ctl.refused(fmt.Errorf("%w; nothing of this transaction was written (it is everything written through the open file since it was opened or last closed, synced or read)", err))
-	return toErrno(err)
+	return h.f.r.errno(err)
 }
 
 // refuseLater refuses a write after the transaction was refused.
@@ -190,7 +190,7 @@ func (h *controlHandle) refuseLater() syscall.Errno {
 		h.laterSaid = true
 		h.f.ctl.refused(&refusal{h.failed, fmt.Sprintf("%s: a later write through the same open file was refused too: its transaction was refused before; close the file and open it again", h.f.name())})
 	}
-	return toErrno(h.failed)
+	return h.f.r.errno(h.failed)
 }
 
 // Read commits the transaction, then gives what the commands replied, from
@@ -209,7 +209,7 @@ func (h *controlHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.
 	}
 	data, _, err := h.f.src.content()
 	if err != nil {
-		return nil, toErrno(err)
+		return nil, h.f.r.errno(err)
 	}
 	return (&snapshot{data}).Read(ctx, dest, off)
 }
@@ -271,7 +271,7 @@ func (rs *refusals) get(path string) ([]byte, time.Time) {
 // refused records a refused write to the session.
 func (s sessionRef) refused(err error) {
 	s.r.refused.add(s.project+"/"+s.name, err.Error())
-	logger.Printf("pifs: %s/%s: write refused: %v", s.project, s.name, err)
+	s.r.log.Warn(fmt.Sprintf("%s/%s: write refused: %v", s.project, s.name, err))
 }
 
 // change builds entries against the session's current state and appends
@@ -306,7 +306,7 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 				if err != nil {
 					return err
 				}
-				logger.Printf("pifs: %s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion)
+				s.r.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion))
 			}
 			if err := sessions.Append(ss.path, b.Lines...); err != nil {
 				return err
@@ -314,7 +314,7 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 			// The writer reads its own write at once: the views are
 			// refreshed here (the watcher tells the kernel later).
 			if err := s.r.st.reread(ss); err != nil {
-				logger.Printf("pifs: %s: reading back after a write: %v", ss.path, err)
+				s.r.log.Error(fmt.Sprintf("%s: reading back after a write: %v", ss.path, err))
 			}
 			return nil
 		}

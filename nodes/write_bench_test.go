@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +17,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 	dir := b.TempDir()
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: log.New(io.Discard, "", 0)})
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	c := sessionControl{sessionRef{r, "p", "s"}, appendName, appendLine}
 	pad := strings.Repeat("y", 480)
 	var batch [][]byte

@@ -3,7 +3,7 @@ package nodes
 import (
 	"errors"
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +27,7 @@ func v1Store(t *testing.T) (sessionRef, string) {
 	}
 	path := filepath.Join(dir, "p", "s.jsonl")
 	os.WriteFile(path, data, 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: log.New(io.Discard, "", 0)})
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return sessionRef{r, "p", "s"}, path
 }
 
