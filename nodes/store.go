@@ -147,10 +147,6 @@ func (st *store) sessionByID(id string) (*sessions.File, bool) {
 	return f, true
 }
 
-// versions numbers the states of parsed sessions, across the whole mount, so
-// that a session parsed again after eviction never reuses a number.
-var versions atomic.Uint64
-
 // session is one parsed session file, kept up to date with the file.
 type session struct {
 	project, name, path string
@@ -159,7 +155,6 @@ type session struct {
 	log     *sessions.Log
 	tree    *tree.Tree
 	file    *sessions.File // the index's version last read
-	version uint64
 	// renders are this version's renderings and derived tables, by key;
 	// cost is what they and the parse hold, in bytes.
 	renders map[string]any
@@ -264,7 +259,6 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		}
 	}
 	s.file = f
-	s.version = versions.Add(1)
 	s.renders = nil
 	st.account(s, parseCost(s.log.Size()))
 	return nil
