@@ -151,10 +151,10 @@ func (st *store) sessionByID(id string) (*sessions.File, bool) {
 type session struct {
 	project, name, path string
 
-	mu      sync.Mutex
-	log     *sessions.Log
-	tree    *tree.Tree
-	file    *sessions.File // the index's version last read
+	mu   sync.Mutex
+	log  *sessions.Log
+	tree *tree.Tree
+	file *sessions.File // the index's version last read
 	// renders are this version's renderings and derived tables, by key;
 	// cost is what they and the parse hold, in bytes.
 	renders map[string]any
