@@ -135,3 +135,32 @@ func TestSedInPlaceRefused(t *testing.T) {
 		t.Errorf("errors: %q", run(t, sessionPath(mnt), "cat", "errors"))
 	}
 }
+
+// TestRewriteInPlaceSeenEverywhere: a file rewritten in place to the same
+// size (a message's text changed) shows within a second in every view,
+// entry files whose pages the kernel keeps included.
+func TestRewriteInPlaceSeenEverywhere(t *testing.T) {
+	store, file := writeStore(t)
+	mnt := testMount(t, store)
+	s := sessionPath(mnt)
+	views := []string{"session.jsonl", "entries/a2.json", "branches/a3/0003-assistant-a2.json", "branches/a3/context.json", "branches/a3/transcript.md", "branches/a3/transcript.html"}
+	for _, v := range views {
+		if !strings.Contains(string(readMount(t, filepath.Join(s, v))), "hi there") {
+			t.Fatalf("%s lacks the text before the rewrite", v)
+		}
+	}
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	at := bytes.Index(data, []byte("hi there"))
+	f.WriteAt([]byte("HI THERE"), int64(at))
+	f.Close()
+	for _, v := range views {
+		eventually(t, v+" after a rewrite in place", func() (bool, string) {
+			got := string(readMount(t, filepath.Join(s, v)))
+			return strings.Contains(got, "HI THERE") && !strings.Contains(got, "hi there"), ""
+		})
+	}
+}
