@@ -3,9 +3,7 @@ package render
 import (
 	"bytes"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -18,46 +16,13 @@ import (
 // the full text; code blocks use a fence longer than any backtick run they
 // hold. Other entries (labels, model changes, …) show nothing.
 func Transcript(path []*sessions.Entry) []byte {
-	// A long path is rendered in parts, one per processor, as each entry's
-	// part depends on that entry only.
-	parts := runtime.GOMAXPROCS(0)
-	if len(path) < parallelFrom || parts < 2 {
-		return appendTranscript(nil, path)
-	}
-	chunks := make([][]byte, parts)
-	var wg sync.WaitGroup
-	for i := range chunks {
-		lo, hi := len(path)*i/parts, len(path)*(i+1)/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			chunks[i] = appendTranscript(nil, path[lo:hi])
-		}()
-	}
-	wg.Wait()
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-	}
-	dst := make([]byte, 0, n)
-	for _, c := range chunks {
-		dst = append(dst, c...)
-	}
-	return dst
-}
-
-// parallelFrom is the path length from which Transcript uses every
-// processor.
-const parallelFrom = 4096
-
-func appendTranscript(dst []byte, path []*sessions.Entry) []byte {
 	// The text of a session is most of its bytes: one allocation of the
 	// raw size avoids regrowing a 100 MB buffer several times.
 	n := 0
 	for _, e := range path {
 		n += len(e.Raw)
 	}
-	dst = slices.Grow(dst, n)
+	dst := make([]byte, 0, n)
 	for _, e := range path {
 		dst = AppendEntryMarkdown(dst, e)
 	}

@@ -340,23 +340,3 @@ func TestIndentOnStores(t *testing.T) {
 		}
 	}
 }
-
-// TestTranscriptInParts: a path long enough to be rendered in parallel
-// gives the same bytes as one pass over it.
-func TestTranscriptInParts(t *testing.T) {
-	var buf bytes.Buffer
-	if err := gen.Session(&buf, 3*parallelFrom, 300); err != nil {
-		t.Fatal(err)
-	}
-	l, err := sessions.Parse(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := tree.New(l).LeafPath()
-	if len(path) < parallelFrom {
-		t.Fatalf("path of %d entries is not rendered in parts", len(path))
-	}
-	if got, want := Transcript(path), appendTranscript(nil, path); !bytes.Equal(got, want) {
-		t.Errorf("in parts: %d bytes, in one pass: %d bytes", len(got), len(want))
-	}
-}
