@@ -348,7 +348,7 @@ func (f *contextFile) content() ([]byte, time.Time, error) {
 	if !f.branch {
 		return f.s.render(contextName, func(ss *session) []byte { return render.Indent(nil, ss.tree.Context().JSON()) })
 	}
-	return f.s.renderEntry(f.at, "context\x00"+f.at, func(ss *session) []byte { return render.Indent(nil, ss.tree.ContextAt(f.at).JSON()) })
+	return f.s.renderEntry(f.at, "context\x00"+f.at, func(ss *session) []byte { return render.Indent(nil, ss.tree.ContextAt(f.at).JSON()) }, contextName)
 }
 
 func (f *contextFile) size() (int64, time.Time, error) {
@@ -378,7 +378,7 @@ func (f *transcriptFile) content() ([]byte, time.Time, error) {
 	if !f.branch {
 		return f.s.render(transcriptName, func(ss *session) []byte { return render.Transcript(ss.tree.LeafPath()) })
 	}
-	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return render.Transcript(ss.tree.PathTo(f.at)) })
+	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return render.Transcript(ss.tree.PathTo(f.at)) }, transcriptName)
 }
 
 // followed is where an open transcript stands: the version of the file it

@@ -22,13 +22,21 @@ func isEOF(err error) bool { return err == io.EOF }
 const jsonExt = ".json"
 
 // renderEntry is render for a view of one entry: its mtime is the entry's.
-func (s sessionRef) renderEntry(id, key string, make func(*session) []byte) ([]byte, time.Time, error) {
+//
+// A view of the branch at the file's last entry is the same as the
+// session's own (atLeaf names it): it is rendered once for both, which
+// grep -r, reading branches/<tip>/context.json after context.json, meets
+// in every session.
+func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLeaf ...string) ([]byte, time.Time, error) {
 	var data []byte
 	var mt time.Time
 	err := s.with(func(ss *session) error {
 		n := ss.tree.Node(id)
 		if n == nil {
 			return ErrNotFound
+		}
+		if leaf := ss.tree.Leaf(); len(atLeaf) > 0 && leaf == n.Entry {
+			key = atLeaf[0]
 		}
 		data = rendered(s.r.st, ss, key, bytesSize, func() []byte { return make(ss) })
 		mt = entryMtime(n.Entry)
