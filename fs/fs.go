@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
@@ -66,6 +67,8 @@ type FS struct {
 	root       *nodes.Root
 	watcher    *sessions.Watcher
 	logger     *slog.Logger
+	// mounted is set once server is: the watcher notifies only then.
+	mounted atomic.Bool
 }
 
 // fstabOnly are options that mean something to mount(8), mount.fuse3,
@@ -229,6 +232,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, &Error{Kind: KindMount, Err: fmt.Errorf("mount failed: %w", err)}
 	}
 	f.server = server
+	f.mounted.Store(true)
 	if missing {
 		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
 	}
@@ -301,7 +305,7 @@ func (f *FS) apply(changes []sessions.Change) {
 			f.logger.Error(fmt.Sprintf("panic in watcher: %v", r), "stack", string(debug.Stack()))
 		}
 	}()
-	if f.server == nil {
+	if !f.mounted.Load() {
 		return // not mounted yet: the kernel holds nothing
 	}
 	f.root.Apply(changes)
