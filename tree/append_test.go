@@ -309,3 +309,39 @@ func BenchmarkAppendLine(b *testing.B) {
 		}
 	}
 }
+
+// FuzzAppendLine: a line either builds one entry, a JSON object on one
+// line that the session reads back as its new leaf, or is refused with a
+// kind and builds nothing.
+func FuzzAppendLine(f *testing.F) {
+	for _, s := range []string{"hi", `{"role":"user","content":"x"}`, `{"type":"label","targetId":"u1","label":"x"}`,
+		`{"type":"compaction","summary":"s","tokensBefore":1,"firstKeptEntryId":"a1"}`, `{"type":"branch_summary","parentId":"u1","summary":"s","fromId":"q"}`,
+		`{"type":"context_edit","targetId":"a1","replacement":{"content":"t"}}`, `{"type":"message","parentId":null,"message":{"role":"system","content":"s"}}`,
+		`{"type":"custom_message","customType":"c","content":[],"display":false,"details":null}`, `{"type":"usage","kind":"k","provider":"p","model":"m","usage":{},"note":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		b := schemaBuilder(t)
+		err := b.AppendLine(line, 5)
+		if err != nil {
+			var r *tree.Refusal
+			if !errors.As(err, &r) || !(errors.Is(err, tree.ErrInvalid) || errors.Is(err, tree.ErrNotFound)) {
+				t.Fatalf("%q: error %T %v is no refusal of a known kind", line, err, err)
+			}
+			if len(b.Lines) != 0 {
+				t.Fatalf("%q: refused, yet built %q", line, b.Lines)
+			}
+			return
+		}
+		if len(b.Lines) != 1 {
+			t.Fatalf("%q: built %d lines", line, len(b.Lines))
+		}
+		l, err := sessions.Parse([]byte(schemaSession + string(b.Lines[0]) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tree.New(l).LeafID(); got != b.IDs[0] {
+			t.Fatalf("%q: built %s, read back with leaf %q", line, b.Lines[0], got)
+		}
+	})
+}
