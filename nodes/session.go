@@ -3,14 +3,12 @@ package nodes
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -303,8 +301,8 @@ func (f *headerFile) content() ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	mt := time.Unix(0, m.Sig.Mtime)
-	if ms := jsjson.DateValue(m.Header.Timestamp); !math.IsNaN(ms) {
-		mt = msTime(ms)
+	if t := tree.DateTime(m.Header.Timestamp); !t.IsZero() {
+		mt = t
 	}
 	return render.Indent(nil, m.Header.Raw), mt, nil
 }

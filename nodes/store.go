@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -109,8 +108,8 @@ func activity(f *sessions.File) time.Time {
 	if t, err := f.Tail(); err == nil && t.HasActivity {
 		return msTime(t.Activity)
 	}
-	if ms := jsjson.DateValue(f.Header.Timestamp); !math.IsNaN(ms) {
-		return msTime(ms)
+	if t := tree.DateTime(f.Header.Timestamp); !t.IsZero() {
+		return t
 	}
 	return time.Unix(0, f.Sig.Mtime)
 }
@@ -376,5 +375,5 @@ func (st *store) parsedLeaf(f *sessions.File) (string, bool) {
 // entryMtime is when an entry was written; zero when its timestamp is not
 // a valid date.
 func entryMtime(e *sessions.Entry) time.Time {
-	return msTime(jsjson.DateValue(e.Timestamp))
+	return tree.DateTime(e.Timestamp)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -604,7 +603,7 @@ func (l *labelLink) target() (string, time.Time, error) {
 		for i := len(order) - 1; i >= 0; i-- {
 			if lab, _ := ss.tree.Label(order[i]); lab.Text == l.text {
 				target = "../" + entriesName + "/" + entryFileName(order[i])
-				mt = msTime(jsjson.DateValue(lab.Timestamp))
+				mt = tree.DateTime(lab.Timestamp)
 				return nil
 			}
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -377,8 +376,8 @@ func (c sessionControl) precheck(first int, lines [][]byte) error {
 		return nil
 	}
 	for i, l := range lines {
-		if v := jsjson.TrimWS(l); len(v) > 0 && v[0] == '{' && !jsjson.Valid(v) {
-			return lineError(c.ctl, first+i+1, refuse(ErrInvalid, `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`))
+		if err := tree.CheckAppendLine(l); err != nil {
+			return lineError(c.ctl, first+i+1, err)
 		}
 	}
 	return nil
