@@ -134,6 +134,9 @@ func (b *Builder) AppendLine(line []byte, nowMs float64) error {
 func (b *Builder) appendMessage(msg []byte, nowMs float64) error {
 	role, ok := jsjson.Str(msg, "role")
 	if !ok || !contains(MessageRoles, role) {
+		if jsjson.Get(msg, "role") == nil {
+			return refuse(ErrInvalid, `a message needs "role", one of: %s`, strings.Join(MessageRoles, ", "))
+		}
 		return refuse(ErrInvalid, `unknown role %s; use one of: %s`, jsjson.AppendCanonical(nil, jsjson.Get(msg, "role")), strings.Join(MessageRoles, ", "))
 	}
 	if jsjson.Get(msg, "timestamp") == nil {
