@@ -42,6 +42,10 @@ type Options struct {
 	// anyway where the store's file system raises none (NFS, FUSE).
 	PollInterval time.Duration
 	Logger       *log.Logger
+
+	// NoReadDirPlus turns off READDIRPLUS (-o noreaddirplus), to measure
+	// walks both ways (bench/scale.sh).
+	NoReadDirPlus bool
 }
 
 // DefaultCacheBytes is the default memory budget of a mount.
@@ -78,6 +82,8 @@ func parseMountOptions(o *Options) []string {
 				o.AllowOther = true
 			case opt == "debug":
 				o.Debug = true
+			case opt == "readdirplus", opt == "noreaddirplus":
+				o.NoReadDirPlus = opt == "noreaddirplus"
 			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), strings.HasPrefix(opt, "comment="):
 			default:
 				kernel = append(kernel, opt)
@@ -194,6 +200,7 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			},
 		},
 	}
+	opts.MountOptions.DisableReadDirPlus = o.NoReadDirPlus
 	if o.AllowOther {
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "default_permissions")
 	}
