@@ -106,8 +106,8 @@ func parseMountOptions(o *Options) ([]string, error) {
 				o.Debug = true
 			case opt == "nonempty":
 				o.NonEmpty = true
-			case opt == "readdirplus":
-				o.readDirPlus = true
+			case opt == "readdirplus", opt == "noreaddirplus":
+				o.readDirPlus = opt == "readdirplus"
 			case opt == "auto_unmount":
 				// fusermount3 then stays to watch us, and go-fuse waits for
 				// it to exit: the mount would hang.

@@ -1,6 +1,7 @@
 // Package gen writes large, realistic pi sessions for benchmarks: user
 // prompts, assistant turns with thinking, text and tool calls, tool
-// results, an occasional branch, label, model change and compaction.
+// results, an occasional branch, label, model change and compaction; and
+// whole stores of them (Store).
 package gen
 
 import (
@@ -9,14 +10,44 @@ import (
 	"io"
 	"math/rand"
 	"strings"
+	"time"
 )
+
+// Spec describes one generated session. The output is a pure function of
+// the Spec.
+type Spec struct {
+	ID       string    // header id (a UUID)
+	Cwd      string    // header cwd
+	Start    time.Time // header timestamp; entries follow one second apart
+	Seed     int64     // seeds the text
+	Entries  int       // number of entries after the header
+	AvgBytes int       // rough line size in bytes
+	// Needle, when set, is the text of one more user message at the
+	// end, the leaf, so that it is in the context at the leaf.
+	Needle string
+}
 
 // Session writes a session of n entries whose lines average about
 // avgBytes bytes. The output is the same for the same arguments.
 func Session(w io.Writer, n, avgBytes int) error {
+	return Write(w, Spec{
+		ID:       "0196c3ef-e100-70f4-96f8-000000000000",
+		Cwd:      "/home/user/big",
+		Start:    time.Date(2025, 5, 12, 10, 0, 0, 0, time.UTC),
+		Seed:     42,
+		Entries:  n,
+		AvgBytes: avgBytes,
+	})
+}
+
+const tsLayout = "2006-01-02T15:04:05.000Z"
+
+// Write writes the session that s describes.
+func Write(w io.Writer, s Spec) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	r := rand.New(rand.NewSource(42))
-	fmt.Fprintf(bw, `{"type":"session","version":3,"id":"0196c3ef-e100-70f4-96f8-000000000000","timestamp":"2025-05-12T10:00:00.000Z","cwd":"/home/user/big"}`+"\n")
+	r := rand.New(rand.NewSource(s.Seed))
+	avgBytes := s.AvgBytes
+	fmt.Fprintf(bw, `{"type":"session","version":3,"id":%q,"timestamp":%q,"cwd":%q}`+"\n", s.ID, s.Start.UTC().Format(tsLayout), s.Cwd)
 	words := strings.Fields("the quick brown fox jumps over lazy dog while compiling go code with tests and benchmarks for the filesystem mount in a session tree")
 	text := func(size int) string {
 		var sb strings.Builder
@@ -26,14 +57,14 @@ func Session(w io.Writer, n, avgBytes int) error {
 		}
 		return sb.String()
 	}
-	ms := int64(1747044000000)
+	ms := s.Start.UnixMilli()
 	ts := func() string {
 		ms += 1000
-		return fmt.Sprintf("2025-05-%02dT%02d:%02d:%02d.%03dZ", 12+int(ms/86400000-20219), (ms/3600000)%24, (ms/60000)%60, (ms/1000)%60, ms%1000)
+		return time.UnixMilli(ms).UTC().Format(tsLayout)
 	}
 	parent := "null"
 	var ids []string
-	for i := 0; i < n; i++ {
+	for i := 0; i < s.Entries; i++ {
 		id := fmt.Sprintf("%08x", uint32(i)*2654435761)
 		t := ts()
 		var line string
@@ -43,7 +74,7 @@ func Session(w io.Writer, n, avgBytes int) error {
 		case i%997 == 0 && i > 0:
 			line = fmt.Sprintf(`{"type":"label","id":"%s","parentId":%s,"timestamp":"%s","targetId":"%s","label":"milestone-%d"}`, id, parent, t, ids[i-1], i)
 		case i%4 == 0:
-			line = fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"user","content":[{"type":"text","text":%q}],"timestamp":%d}}`, id, parent, t, text(avgBytes/2), ms)
+			line = userLine(id, parent, t, text(avgBytes/2), ms)
 		case i%4 == 1 || i%4 == 3:
 			line = fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"assistant","content":[{"type":"thinking","thinking":%q},{"type":"text","text":%q},{"type":"toolCall","id":"toolu_%d","name":"bash","arguments":{"command":"go test ./..."}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4","usage":{"input":1200,"output":300,"cacheRead":50000,"cacheWrite":0,"totalTokens":51500,"cost":{"input":0.0036,"output":0.0045,"cacheRead":0.015,"cacheWrite":0,"total":0.0231}},"stopReason":"toolUse","timestamp":%d}}`, id, parent, t, text(avgBytes/4), text(avgBytes/3), i, ms)
 		default:
@@ -60,5 +91,26 @@ func Session(w io.Writer, n, avgBytes int) error {
 			parent = `"` + id + `"`
 		}
 	}
+	if s.Needle != "" {
+		line := userLine("ffffffff", parent, ts(), "please look for "+s.Needle+" in the logs", ms)
+		if _, err := bw.WriteString(line + "\n"); err != nil {
+			return err
+		}
+	}
 	return bw.Flush()
+}
+
+func userLine(id, parent, ts, text string, ms int64) string {
+	return fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"user","content":[{"type":"text","text":%q}],"timestamp":%d}}`, id, parent, ts, text, ms)
+}
+
+// FileName is the name pi gives a session file: its start time and id.
+func FileName(s Spec) string {
+	return strings.NewReplacer(":", "-", ".", "-").Replace(s.Start.UTC().Format(tsLayout)) + "_" + s.ID + ".jsonl"
+}
+
+// ProjectDir is the folder pi gives a working directory:
+// /home/user/p1 → --home-user-p1--.
+func ProjectDir(cwd string) string {
+	return "--" + strings.ReplaceAll(strings.Trim(cwd, "/"), "/", "-") + "--"
 }

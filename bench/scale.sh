@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# scale.sh — pifs on whole stores, side by side with the raw files and with
+# pi 1.6 in the same run: every figure of issue 7 (1–8).
+#
+# Generates seeded stores (kept in the work folder for later runs), mounts
+# them with a freshly built pifs, runs what a user runs (find, ls -l, cat,
+# grep, tar) through sh -c, and reads the pifs process's CPU, memory and
+# reads from /proc. Prints one table (min–median–max over the runs) and
+# writes the same as JSON. Both sides read warm files: the page cache is
+# dropped for neither. Needs root or FUSE access, fusermount3, node.
+#
+# Usage: bench/scale.sh [--large] [--runs N] [--out FILE.json] [--work DIR]
+#                       [--seed N] [--only 1,2,...]
+#   default: a small setting that runs in a few minutes;
+#   --large: the issue's stores (2,000 sessions / ~1 GB in 20 projects,
+#            10,000 sessions, a ~100 MB session of 60,000 entries).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(mktemp -d)
+work_default=
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--large) args+=(-large); work_default=large ;;
+	--runs | --out | --work | --seed | --only) args+=("-${1#--}" "$2"); shift ;;
+	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+work=${TMPDIR:-/tmp}/pifs-scale-${work_default:-small}
+for ((i = 0; i < ${#args[@]}; i++)); do
+	[ "${args[i]}" = -work ] && work=${args[i + 1]}
+done
+cleanup() {
+	# A run stopped half-way leaves its mount behind: take it down.
+	if mountpoint -q "$work/mnt" 2>/dev/null; then fusermount3 -uz "$work/mnt" || true; fi
+	rm -rf "$bin"
+}
+trap cleanup EXIT
+
+export PIFS_ORACLE_DIR=$(internal/oracle/js/install.sh | tail -n 1)
+go build -o "$bin/pifs" ./cmd/pifs
+go build -o "$bin/scale" ./bench/scale
+"$bin/scale" -pifs "$bin/pifs" -work "$work" "${args[@]}"
