@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -486,9 +487,14 @@ func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
 // labels returns the labels by name, the newest of a text first.
 func labels(t *tree.Tree) (names []string, texts map[string]string) {
 	texts = map[string]string{}
-	order := t.LabelOrder()
-	for i := len(order) - 1; i >= 0; i-- {
-		l, _ := t.Label(order[i])
+	order := append([]string(nil), t.LabelOrder()...)
+	sort.Slice(order, func(i, j int) bool {
+		a, _ := t.Label(order[i])
+		b, _ := t.Label(order[j])
+		return a.Set > b.Set
+	})
+	for _, id := range order {
+		l, _ := t.Label(id)
 		name := EncodeName(l.Text)
 		if _, ok := texts[name]; !ok {
 			texts[name] = l.Text
@@ -599,15 +605,14 @@ func (l *labelLink) target() (string, time.Time, error) {
 	var target string
 	var mt time.Time
 	err := l.s.with(func(ss *session) error {
-		order := ss.tree.LabelOrder()
-		for i := len(order) - 1; i >= 0; i-- {
-			if lab, _ := ss.tree.Label(order[i]); lab.Text == l.text {
-				target = "../" + entriesName + "/" + entryFileName(order[i])
-				mt = tree.DateTime(lab.Timestamp)
-				return nil
-			}
+		id, ok := ss.tree.LabelTarget(l.text)
+		if !ok {
+			return ErrNotFound
 		}
-		return ErrNotFound
+		lab, _ := ss.tree.Label(id)
+		target = "../" + entriesName + "/" + entryFileName(id)
+		mt = tree.DateTime(lab.Timestamp)
+		return nil
 	})
 	if err == nil && mt.IsZero() {
 		mt, err = l.s.activity()

@@ -198,15 +198,16 @@ func (b *Builder) BranchSummary(from string, summary []byte, extra ...Member) (s
 	return b.Entry("branch_summary", from, members...), nil
 }
 
-// labelTarget resolves a label text to the entry carrying it (the most
-// recently labelled one when several share it).
-func (t *Tree) labelTarget(label string) (string, bool) {
-	for i := len(t.labelOrder) - 1; i >= 0; i-- {
-		if t.labels[t.labelOrder[i]].Text == label {
-			return t.labelOrder[i], true
+// LabelTarget is the entry that has a label text: of several, the one
+// labelled last (relabelling counts).
+func (t *Tree) LabelTarget(label string) (string, bool) {
+	best, set := "", -1
+	for id, l := range t.labels {
+		if l.Text == label && l.Set > set {
+			best, set = id, l.Set
 		}
 	}
-	return "", false
+	return best, set >= 0
 }
 
 // Resolve turns an entry id or a label into an entry id.
@@ -214,7 +215,7 @@ func (t *Tree) Resolve(ref string) (string, bool) {
 	if t.byID[ref] != nil {
 		return ref, true
 	}
-	return t.labelTarget(ref)
+	return t.LabelTarget(ref)
 }
 
 // ForkLines returns the lines of a copy of the whole session (pi's
