@@ -276,6 +276,10 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			// would look up every name of every folder a walk passes,
 			// rendering each computed file for its size.
 			DisableReadDirPlus: !o.readDirPlus,
+			// Symlink targets are kept by the kernel: a link whose target
+			// changes (latest, labels/, current) is invalidated by the
+			// watcher like any other view.
+			EnableSymlinkCaching: true,
 			// Entry files keep their pages; the others are direct I/O.
 			ExplicitDataCacheControl: true,
 			MaxReadAhead:             128 << 10,
