@@ -101,6 +101,15 @@ func TestFollowTranscript(t *testing.T) {
 	}
 	defer fd.Close()
 	before, _ := io.ReadAll(fd)
+	// branches/<leaf>/transcript.md, held open, follows the branch as it
+	// grows under that entry.
+	leaf := strings.TrimSpace(string(readMount(t, filepath.Join(dir, "leaf"))))
+	bfd, err := os.Open(filepath.Join(dir, "branches", leaf, "transcript.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bfd.Close()
+	branchBefore, _ := io.ReadAll(bfd)
 	appendByPi := piAppender(t, file)
 	id := appendByPi("grown in place")
 	eventually(t, "fstat of the open transcript grows", func() (bool, string) {
@@ -110,6 +119,17 @@ func TestFollowTranscript(t *testing.T) {
 	more, _ := io.ReadAll(fd)
 	if !strings.Contains(string(more), "grown in place") || !strings.Contains(string(more), id) {
 		t.Fatalf("read past the old end gave %q", more)
+	}
+	eventually(t, "the open branches/<leaf>/transcript.md grows", func() (bool, string) {
+		fi, err := bfd.Stat()
+		return err == nil && fi.Size() > int64(len(branchBefore)), fmt.Sprint(fi.Size())
+	})
+	if more, _ := io.ReadAll(bfd); !strings.Contains(string(more), "grown in place") {
+		t.Errorf("the branch transcript grew by %q", more)
+	}
+	// A new open of that branch shows the path to its own entry only.
+	if b := readMount(t, filepath.Join(dir, "branches", leaf, "transcript.md")); string(b) != string(branchBefore) {
+		t.Errorf("a new open of branches/%s/transcript.md changed", leaf)
 	}
 	whole, _ := os.ReadFile(transcript)
 	if string(whole) != string(before)+string(more) {
