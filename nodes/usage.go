@@ -94,9 +94,25 @@ func newUsageDir(r *Root, project string) *usageDir {
 	return d
 }
 
+// mtime is the newest session file's of the scope, from the index: a walk
+// that passes usage/ builds no report.
 func (d *usageDir) mtime() (time.Time, error) {
-	_, mt, err := d.r.st.reports(d.r.opts.TimeZone)
-	return mt[d.project], err
+	var files []*sessions.File
+	if d.project == "" {
+		files = d.r.st.x.All()
+	} else {
+		var err error
+		if files, err = d.r.st.sessionFiles(d.project); err != nil {
+			return time.Time{}, err
+		}
+	}
+	mt := time.Unix(0, 0)
+	for _, f := range files {
+		if t := time.Unix(0, f.Sig.Mtime); t.After(mt) {
+			mt = t
+		}
+	}
+	return mt, nil
 }
 
 func (d *usageDir) list() ([]child, error) {

@@ -75,8 +75,10 @@ type File struct {
 	tailErr  error
 
 	nameOnce sync.Once
-	name     string
+	nameScan nameScan
 	nameErr  error
+	nameDone atomic.Bool
+	nameFrom nameScan // an earlier version's scan, when the file only grew
 
 	mu    sync.Mutex
 	sizes map[string]int64
@@ -589,6 +591,9 @@ func (x *Index) load(path string, old *File) *File {
 	}
 	if old != nil && old.Header != nil && sig.Grew(old.Sig) {
 		f.Header = old.Header // appends never change the header
+		if old.nameDone.Load() && old.nameErr == nil {
+			f.nameFrom = old.nameScan
+		}
 		return f
 	}
 	x.counts.headers.Add(1)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -226,5 +227,53 @@ func TestIndexUnreadable(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PIFS_INDEX_UNREADABLE="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("as %s: %v\n%s", name, err, out)
+	}
+}
+
+// TestSessionName: the name is the last session_info entry's, trimmed;
+// after an append only the new bytes are scanned; a last line without
+// newline counts, and is read again once it grows.
+func TestSessionName(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "--a--", "s.jsonl")
+	info := func(id, name string) string {
+		return `{"type":"session_info","id":"` + id + `","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","name":"` + name + `"}`
+	}
+	writeIndexed(t, path, header("one", "/a")+info("i1", "  first  ")+"\n"+`{"type":"message","id":"m","parentId":"i1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"session_info is a word here"}}`+"\n")
+	x := NewIndex(dir)
+	f, err := x.Lookup("--a--", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.SessionName(); n != "first" {
+		t.Fatalf("name %q", n)
+	}
+	add := func(s string) *File {
+		fd, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		fd.WriteString(s)
+		fd.Close()
+		x.Update(path)
+		f, _ := x.Lookup("--a--", "s")
+		return f
+	}
+	f = add(info("i2", "sec"))
+	if f.nameFrom.upTo == 0 {
+		t.Error("the grown file is scanned from the start")
+	}
+	if n, _ := f.SessionName(); n != "sec" {
+		t.Errorf("with a last line without newline: %q", n)
+	}
+	f = add("ond\"}\n")
+	if n, _ := f.SessionName(); n != "first" {
+		// The cut line grew into one that no longer parses: pi skips it.
+		t.Errorf("name after the last line grew into garbage: %q", n)
+	}
+	big := strings.Repeat("x", 5<<20)
+	f = add(`{"type":"custom","id":"c","parentId":null,"timestamp":"2026-01-01T00:00:03.000Z","data":"` + big + `"}` + "\n" + info("i3", "third") + "\n")
+	if n, _ := f.SessionName(); n != "third" {
+		t.Errorf("after a 5 MiB line: %q", n)
+	}
+	if n, _ := ScanName(path); n != "third" {
+		t.Errorf("a scan from the start: %q", n)
 	}
 }

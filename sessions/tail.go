@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"math"
@@ -121,39 +120,92 @@ func firstValue(lines [][]byte) int {
 // session_info entry's, trimmed) without parsing the file: only lines that
 // mention session_info are parsed.
 func ScanName(path string) (string, error) {
-	f, _, err := openRegular(path, os.O_RDONLY)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
-	name, first := "", true
-	for sc.Scan() {
-		line := sc.Bytes()
-		if first {
-			// The first value is the header, never an entry.
-			if _, ok := parseLine(line, 0, 0); ok {
-				first = false
-			}
-			continue
-		}
-		if !bytes.Contains(line, []byte("session_info")) {
-			continue
-		}
-		e, ok := parseLine(line, 0, 0)
-		if !ok || !e.Object || e.Type != "session_info" {
-			continue
-		}
-		n, _ := e.Str("name")
-		name = jsjson.Trim(n)
-	}
-	return name, sc.Err()
+	n, err := scanName(path, nameScan{})
+	return n.name, err
 }
 
-// SessionName is the session's name (ScanName), found once per version of the
-// file.
+// nameScan is where a scan for the name stopped: the name as of the last
+// complete line, the offset just past it, and the name counting a last
+// line without newline (which pi reads too).
+type nameScan struct {
+	complete string
+	upTo     int64
+	name     string
+}
+
+var (
+	sessionInfo   = []byte("session_info")
+	sessionPrefix = []byte("session")
+	infoSuffix    = []byte("_info")
+)
+
+// scanName goes on from an earlier scan of the same file, which has only
+// grown since.
+func scanName(path string, from nameScan) (nameScan, error) {
+	f, _, err := openRegular(path, os.O_RDONLY)
+	if err != nil {
+		return from, err
+	}
+	defer f.Close()
+	take := func(line []byte, name string) string {
+		e, ok := parseLine(line, 0, 0)
+		if !ok || !e.Object || e.Type != "session_info" {
+			return name
+		}
+		n, _ := e.Str("name")
+		return jsjson.Trim(n)
+	}
+	name, off := from.complete, from.upTo
+	// buf[:have] is a line cut by the end of the last read.
+	buf, have := make([]byte, 256<<10), 0
+	for {
+		n, err := f.ReadAt(buf[have:], off+int64(have))
+		data := buf[:have+n]
+		end := bytes.LastIndexByte(data, '\n') + 1
+		// Complete lines: look only where session_info is written.
+		for pos := 0; ; {
+			// Searched by "_info", whose first byte is rare in sessions
+			// (bytes.Index skips ahead by its first byte).
+			i := bytes.Index(data[pos:end], infoSuffix)
+			if i < 0 {
+				break
+			}
+			i += pos
+			if i < len("session") || !bytes.Equal(data[i-len("session"):i], sessionPrefix) {
+				pos = i + 1
+				continue
+			}
+			start := bytes.LastIndexByte(data[:i], '\n') + 1
+			stop := i + bytes.IndexByte(data[i:end], '\n')
+			name = take(data[start:stop], name)
+			pos = stop + 1
+		}
+		off += int64(end)
+		have = copy(buf, data[end:])
+		if n == 0 || err != nil {
+			if err != nil && err != io.EOF {
+				return from, err
+			}
+			last := name
+			if bytes.Contains(buf[:have], sessionInfo) {
+				last = take(buf[:have], name)
+			}
+			return nameScan{complete: name, upTo: off, name: last}, nil
+		}
+		if have == len(buf) {
+			// One line longer than the buffer: make room for the rest.
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+	}
+}
+
+// SessionName is the session's name (ScanName), found once per version of
+// the file; a version that only grew is scanned from where the last one
+// stopped.
 func (f *File) SessionName() (string, error) {
-	f.nameOnce.Do(func() { f.name, f.nameErr = ScanName(f.Path) })
-	return f.name, f.nameErr
+	f.nameOnce.Do(func() {
+		f.nameScan, f.nameErr = scanName(f.Path, f.nameFrom)
+		f.nameDone.Store(true)
+	})
+	return f.nameScan.name, f.nameErr
 }
