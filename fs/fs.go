@@ -55,6 +55,8 @@ type Options struct {
 	// anyway where the store's file system raises none (NFS, FUSE).
 	PollInterval time.Duration
 	Logger       *slog.Logger
+	// Parsed, when set, is told the size of each session file parsed.
+	Parsed func(size int64)
 }
 
 // DefaultCacheBytes is the default memory budget of a mount.
@@ -214,7 +216,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, err
 	}
 	o.SessionsDir = store
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger})
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger, Parsed: o.Parsed})
 	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.

@@ -53,6 +53,9 @@ type Options struct {
 	// Logger receives what cannot be returned: unexpected errors and why
 	// writes were refused.
 	Logger *slog.Logger
+	// Parsed, when set, is told the size of each session file parsed (the
+	// command raises the collector's limit for the largest).
+	Parsed func(size int64)
 }
 
 // Root is the mount's root folder: the projects, by-id/ and new.
@@ -79,6 +82,7 @@ func NewRoot(o Options) *Root {
 	}
 	r := &Root{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
 	r.dir = dir{r: r, src: rootSource{r}}
+	r.st.onParse = o.Parsed
 	return r
 }
 

@@ -29,6 +29,9 @@ type store struct {
 
 	opened atomic.Int64 // sessions parsed (for tests that guard a cost)
 
+	// onParse is told the size of each session file parsed.
+	onParse func(size int64)
+
 	cwdCache    *cwdTree
 	byNameCache map[string]*byName
 	usage       usageCache
@@ -260,6 +263,10 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 	s.file = f
 	s.renders = nil
 	st.account(s, parseCost(s.log.Size()))
+	st.usage.keep(s)
+	if st.onParse != nil {
+		st.onParse(s.log.Size())
+	}
 	return nil
 }
 

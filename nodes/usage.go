@@ -14,7 +14,10 @@ import (
 // version of its file so that a report after a change parses only the
 // sessions that changed, and the reports of the index's current state.
 type usageCache struct {
-	mu      sync.Mutex
+	mu sync.Mutex // held while reports are built
+	// recMu guards byPath, which parsing sessions fills in too (with the
+	// session's lock held, so never while waiting for mu).
+	recMu   sync.Mutex
 	byPath  map[string]*usageOf
 	gen     uint64
 	reports *usage.Reports
@@ -37,9 +40,6 @@ func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Ti
 	if c.reports != nil && c.gen == gen {
 		return c.reports, c.mtime, nil
 	}
-	if c.byPath == nil {
-		c.byPath = map[string]*usageOf{}
-	}
 	files := st.x.All()
 	list := make([]usage.Session, 0, len(files))
 	mtime := map[string]time.Time{}
@@ -49,18 +49,16 @@ func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Ti
 			continue
 		}
 		seen[f.Path] = true
-		u := c.byPath[f.Path]
-		if u == nil || u.file != f {
-			u = &usageOf{file: f}
+		u := c.get(f)
+		if u == nil {
+			// Not parsed since it changed (parsing keeps the records).
 			err := st.withSession(f.Project, f.Name, func(ss *session) error {
-				u.records = usage.Records(ss.log.Entries)
-				u.name = ss.tree.Name()
+				u = c.keep(ss)
 				return nil
 			})
 			if err != nil {
 				continue // gone or unreadable meanwhile: the next change says
 			}
-			c.byPath[f.Path] = u
 		}
 		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
 		mt := time.Unix(0, f.Sig.Mtime)
@@ -70,13 +68,37 @@ func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Ti
 			}
 		}
 	}
+	c.recMu.Lock()
 	for p := range c.byPath {
 		if !seen[p] {
 			delete(c.byPath, p)
 		}
 	}
+	c.recMu.Unlock()
 	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
 	return c.reports, c.mtime, nil
+}
+
+// get returns a session's records when they are of its current version.
+func (c *usageCache) get(f *sessions.File) *usageOf {
+	c.recMu.Lock()
+	defer c.recMu.Unlock()
+	if u := c.byPath[f.Path]; u != nil && u.file == f {
+		return u
+	}
+	return nil
+}
+
+// keep records what the reports need of a session just parsed.
+func (c *usageCache) keep(ss *session) *usageOf {
+	u := &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()}
+	c.recMu.Lock()
+	defer c.recMu.Unlock()
+	if c.byPath == nil {
+		c.byPath = map[string]*usageOf{}
+	}
+	c.byPath[ss.path] = u
+	return u
 }
 
 // usageDir is usage/: token and cost reports for the store (project "")

@@ -37,6 +37,9 @@ type Entry struct {
 	// absent). They are located once, while parsing, so that building a
 	// context never scans a message again.
 	Msg, MsgContent, MsgProvider, MsgModel, MsgTimestamp, MsgUsage []byte
+	// MsgResponseModel is an assistant message's responseModel (the model
+	// that answered, which pi's cost breakdown names).
+	MsgResponseModel []byte
 	// Offset is the byte offset of the line in the file.
 	Offset int64
 }
@@ -88,7 +91,7 @@ func parseLine(line []byte, seq int, off int64) (*Entry, bool) {
 			return nil, false
 		}
 		if e.Type != "message" {
-			e.Msg, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage = nil, nil, nil, nil, nil, nil
+			e.Msg, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = nil, nil, nil, nil, nil, nil, nil
 			e.Role = ""
 		}
 		return e, true
@@ -104,7 +107,7 @@ func parseLine(line []byte, seq int, off int64) (*Entry, bool) {
 // overwrite, as JSON.parse does.
 func (e *Entry) member(key, b []byte, i int) (int, error) {
 	if jsjson.KeyIs(key, "message") {
-		e.Role, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage = "", nil, nil, nil, nil, nil
+		e.Role, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = "", nil, nil, nil, nil, nil, nil
 		var end int
 		var err error
 		if i < len(b) && b[i] == '{' {
@@ -155,6 +158,8 @@ func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
 		e.MsgTimestamp = v
 	case jsjson.KeyIs(key, "usage"):
 		e.MsgUsage = v
+	case jsjson.KeyIs(key, "responseModel"):
+		e.MsgResponseModel = v
 	}
 	return end, nil
 }

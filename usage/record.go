@@ -99,7 +99,7 @@ func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
 		switch e.Role {
 		case "assistant":
 			u, provider, model = e.MsgUsage, e.MsgProvider, e.MsgModel
-			if rm := jsjson.Get(e.Msg, "responseModel"); jsjson.KindOf(rm) == jsjson.String {
+			if rm := e.MsgResponseModel; jsjson.KindOf(rm) == jsjson.String {
 				model = rm
 			}
 		case "toolResult":

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/pifs/pifs/fs"
@@ -49,8 +50,20 @@ func serve(cfg config, ready *os.File) int {
 		}
 	}
 	// The Go heap is kept near the cache's budget: what is cached is
-	// counted in bytes, and the collector returns the rest.
-	debug.SetMemoryLimit(cfg.cacheBytes + 64<<20)
+	// counted in bytes, and the collector returns the rest. Parsing a
+	// session takes about twice its size while it is read, so the limit
+	// grows with the largest session parsed.
+	base := cfg.cacheBytes + 64<<20
+	debug.SetMemoryLimit(base)
+	var largest atomic.Int64
+	cfg.fs.Parsed = func(size int64) {
+		for l := largest.Load(); size > l; l = largest.Load() {
+			if largest.CompareAndSwap(l, size) {
+				debug.SetMemoryLimit(base + 2*size)
+				return
+			}
+		}
+	}
 	m, err := fs.Mount(cfg.mountpoint, cfg.fs)
 	if err != nil {
 		return fail(ready, logFile, exitCode(err), err)
