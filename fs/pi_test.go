@@ -198,36 +198,9 @@ func TestLiveAppendByPi(t *testing.T) {
 	dir := filepath.Join(mnt, filepath.Base(filepath.Dir(file)), name)
 	readMount(t, filepath.Join(dir, "context.json")) // parsed before pi starts
 
-	script := filepath.Join(t.TempDir(), "append.mjs")
-	os.WriteFile(script, []byte(`
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { createInterface } from "node:readline";
-const { SessionManager } = await import(pathToFileURL(join(process.env.PIFS_ORACLE_DIR,
-  "node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js")).href);
-const sm = SessionManager.open(process.argv[2]);
-const rl = createInterface({ input: process.stdin });
-for await (const line of rl) {
-  const id = sm.appendMessage({ role: "user", content: [{ type: "text", text: line }], timestamp: Date.now() });
-  console.log(id);
-}
-`), 0o644)
-	cmd := oracleCommand(t, script, file)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer in.Close()
-	var buf [64]byte
+	appendByPi := piAppender(t, file)
 	for i := 0; i < 5; i++ {
-		fmt.Fprintf(in, "live message %d\n", i)
-		n, err := out.Read(buf[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := strings.TrimSpace(string(buf[:n]))
+		id := appendByPi(fmt.Sprintf("live message %d", i))
 		start := time.Now()
 		eventually(t, "entry "+id+" in entries/", func() (bool, string) {
 			_, err := os.Stat(filepath.Join(dir, "entries", id+".json"))

@@ -102,8 +102,8 @@ func TestFIFONeverBlocks(t *testing.T) {
 	if _, err := Stat(path); !errors.Is(err, ErrNotSession) {
 		t.Errorf("Stat: %v", err)
 	}
-	if _, ok := LastEntryTime(path); ok {
-		t.Errorf("LastEntryTime found a time in a FIFO")
+	if _, err := ReadTail(path, CurrentVersion); !errors.Is(err, ErrNotSession) {
+		t.Errorf("ReadTail of a FIFO: %v", err)
 	}
 	if err := Append(path, []byte(`{}`)); !errors.Is(err, ErrNotSession) {
 		t.Errorf("Append: %v", err)

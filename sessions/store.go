@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/pifs/pifs/internal/jsjson"
 )
 
 // Store is a sessions directory: one folder per project, one .jsonl file
@@ -157,61 +155,4 @@ func headerOf(e *Entry) (*Header, error) {
 	h.Raw = append([]byte(nil), h.Raw...)
 	h2, _ := parseHeader(h.Raw)
 	return h2, nil
-}
-
-// LastEntryTime returns the time (ms since the epoch) of the file's last
-// entry that has a valid timestamp, reading the file from its end: a
-// session's latest activity without parsing it. ok is false when no such
-// entry is found within the last few MiB.
-func LastEntryTime(path string) (ms float64, ok bool) {
-	f, fi, err := openRegular(path, os.O_RDONLY)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	// Read backwards in growing chunks: the last line usually fits in the
-	// first 4 KiB. Give up after maxTailScan (then the header's time
-	// serves).
-	chunk := int64(4 << 10)
-	end := fi.Size()
-	var carry []byte // the start of a line cut by the previous chunk
-	for end > 0 && fi.Size()-end < maxTailScan {
-		start := max(0, end-chunk)
-		buf := make([]byte, end-start, end-start+int64(len(carry)))
-		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return 0, false
-		}
-		buf = append(buf, carry...)
-		lines := bytes.Split(buf, []byte{'\n'})
-		from := 0
-		if start > 0 {
-			carry = append([]byte(nil), lines[0]...)
-			from = 1
-		} else {
-			carry = nil
-		}
-		for i := len(lines) - 1; i >= from; i-- {
-			if ms, ok := entryTime(lines[i]); ok {
-				return ms, true
-			}
-		}
-		end = start
-		chunk = min(chunk*2, 1<<20)
-	}
-	return 0, false
-}
-
-// maxTailScan bounds how much of a file's end is read for its last
-// activity.
-const maxTailScan = 4 << 20
-
-// entryTime is the timestamp of an entry line, when it is one pi keeps and
-// the timestamp is a valid date. Header lines are not entries.
-func entryTime(line []byte) (float64, bool) {
-	e, ok := parseLine(line, 0, 0)
-	if !ok || !e.Object || e.Type == "session" {
-		return 0, false
-	}
-	ms := jsjson.DateValue(e.Timestamp)
-	return ms, !math.IsNaN(ms)
 }

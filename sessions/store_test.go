@@ -125,7 +125,8 @@ func TestReadHeader(t *testing.T) {
 	}
 }
 
-func TestLastEntryTime(t *testing.T) {
+// TestReadTail: the last activity and the leaf from the file's end.
+func TestReadTail(t *testing.T) {
 	dir := t.TempDir()
 	tail := `{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"x"}}`
 	cases := map[string]struct {
@@ -142,9 +143,12 @@ func TestLastEntryTime(t *testing.T) {
 	for name, c := range cases {
 		p := filepath.Join(dir, name)
 		writeFile(t, p, c.content)
-		ms, ok := LastEntryTime(p)
-		if ok != c.ok || (ok && ms != 1767312000000) {
-			t.Errorf("%s: %v %v", name, ms, ok)
+		tail, err := ReadTail(p, CurrentVersion)
+		if err != nil || tail.HasActivity != c.ok || (c.ok && tail.Activity != 1767312000000) {
+			t.Errorf("%s: %+v %v", name, tail, err)
+		}
+		if c.ok && (!tail.LeafKnown || (name != "long" && tail.Leaf != "b")) {
+			t.Errorf("%s: leaf %+v", name, tail)
 		}
 	}
 }
