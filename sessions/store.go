@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
 )
 
 // Store is a sessions directory: one folder per project, one .jsonl file
