@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,11 +245,16 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Error("entries are not all direct children of <main>")
 			}
 		}
+		// A screenshot: the page renders to something, not a blank.
+		shot := filepath.Join(t.TempDir(), "page.png")
 		if testing.Verbose() {
-			png := filepath.Join(os.TempDir(), "pifs-"+name+".png")
-			chromium(t, bin, file, "--screenshot="+png, "--window-size=1100,1600", "--hide-scrollbars")
-			t.Logf("%s: screenshot in %s", name, png)
+			shot = filepath.Join(os.TempDir(), "pifs-"+name+".png")
 		}
+		chromium(t, bin, file, "--screenshot="+shot, "--window-size=1100,1600", "--hide-scrollbars")
+		if inked := inkedShare(t, shot); inked < 0.02 {
+			t.Errorf("%s: the screenshot is blank (%.1f%% of pixels differ from the background)", name, 100*inked)
+		}
+		t.Logf("%s: screenshot in %s", name, shot)
 	}
 }
 
@@ -330,4 +336,32 @@ func FuzzEscapeHTML(f *testing.F) {
 			t.Fatalf("escapeHTML(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// inkedShare is the share of a PNG's pixels that differ from its top-left
+// one (the page's background).
+func inkedShare(t *testing.T, path string) float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	b := img.Bounds()
+	bg := img.At(b.Min.X, b.Min.Y)
+	br, bgc, bb, _ := bg.RGBA()
+	inked := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r != br || g != bgc || bl != bb {
+				inked++
+			}
+		}
+	}
+	return float64(inked) / float64((b.Dx()/2+1)*(b.Dy()/2+1))
 }
