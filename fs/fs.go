@@ -45,8 +45,9 @@ type Options struct {
 	MountOptions []string
 	// Debug logs every FUSE request, at debug level.
 	Debug bool
-	// readDirPlus turns READDIRPLUS on (-o readdirplus), to measure it.
-	readDirPlus bool
+	// noReadDirPlus turns READDIRPLUS off (-o noreaddirplus), to measure
+	// walks both ways.
+	noReadDirPlus bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings (default DefaultCacheBytes).
 	CacheBytes int64
@@ -109,7 +110,7 @@ func parseMountOptions(o *Options) ([]string, error) {
 			case opt == "nonempty":
 				o.NonEmpty = true
 			case opt == "readdirplus", opt == "noreaddirplus":
-				o.readDirPlus = opt == "readdirplus"
+				o.noReadDirPlus = opt == "noreaddirplus"
 			case opt == "auto_unmount":
 				// fusermount3 then stays to watch us, and go-fuse waits for
 				// it to exit: the mount would hang.
@@ -274,10 +275,10 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			Debug:         o.Debug,
 			Logger:        fuseLog,
 			DisableXAttrs: true,
-			// A listing gives names only: with READDIRPLUS the kernel
-			// would look up every name of every folder a walk passes,
-			// rendering each computed file for its size.
-			DisableReadDirPlus: !o.readDirPlus,
+			// READDIRPLUS: a listing looks up every name it gives, in
+			// one request per batch; the views whose size takes a render
+			// answer those lookups without it (see nodes.lazySizer).
+			DisableReadDirPlus: o.noReadDirPlus,
 			// Symlink targets are kept by the kernel: a link whose target
 			// changes (latest, labels/, current) is invalidated by the
 			// watcher like any other view.
@@ -339,3 +340,7 @@ func (f *FS) Unmount() error {
 func (f *FS) Detach() error {
 	return detach(canonical(f.Mountpoint))
 }
+
+// Parsed counts the sessions the mount has parsed (for tests that guard a
+// cost).
+func (f *FS) Parsed() int64 { return f.root.Parsed() }

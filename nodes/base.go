@@ -118,7 +118,74 @@ func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.In
 	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
 }
 
+// OpendirHandle lists the folder once per open, and answers the lookups
+// of READDIRPLUS itself (see costly).
+func (d *dir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	entries, errno := d.entries()
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	return &dirHandle{d: d, entries: entries}, 0, 0
+}
+
+// dirHandle is an open folder: its entries as listed at open.
+type dirHandle struct {
+	d       *dir
+	mu      sync.Mutex
+	entries []fuse.DirEntry
+	pos     int
+}
+
+var (
+	_ = (fs.NodeOpendirHandler)((*dir)(nil))
+	_ = (fs.FileReaddirenter)((*dirHandle)(nil))
+	_ = (fs.FileSeekdirer)((*dirHandle)(nil))
+	_ = (fs.FileLookuper)((*dirHandle)(nil))
+)
+
+func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pos >= len(h.entries) {
+		return nil, 0
+	}
+	de := h.entries[h.pos]
+	h.pos++
+	return &de, 0
+}
+
+// Seekdir goes to an offset Readdirent's entries were given: the number of
+// entries before it.
+func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pos = int(min(off, uint64(len(h.entries))))
+	return 0
+}
+
+// Lookup answers READDIRPLUS for one name: as a lookup, but for a costly
+// file, whose name goes to the kernel without attributes.
+func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	c, err := h.d.src.lookup(name)
+	if err != nil {
+		return nil, h.d.r.errno(err)
+	}
+	if _, ok := c.make().(costly); ok {
+		return nil, syscall.ENOENT // the kernel keeps the plain name
+	}
+	return h.d.newChild(ctx, c, out)
+}
+
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	entries, errno := d.entries()
+	if errno != 0 {
+		return nil, errno
+	}
+	return fs.NewListDirStream(entries), 0
+}
+
+// entries is the listing: ".", "..", then the children sorted by name.
+func (d *dir) entries() ([]fuse.DirEntry, syscall.Errno) {
 	list, err := d.src.list()
 	if err != nil {
 		return nil, d.r.errno(err)
@@ -138,7 +205,7 @@ func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		}
 		out = append(out, fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino})
 	}
-	return fs.NewListDirStream(out), 0
+	return out, 0
 }
 
 func (d *dir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -198,6 +265,14 @@ type fileSource interface {
 // sizer is a fileSource that knows its size without rendering it again.
 type sizer interface {
 	size() (int64, time.Time, error)
+}
+
+// costly is a file whose size takes parsing or rendering the session.
+// READDIRPLUS looks up every name a listing gives; for these the listing
+// gives the name alone (the kernel looks it up when someone asks), so that
+// a walk renders nothing it does not open.
+type costly interface {
+	costly()
 }
 
 // file is a read-only file whose content is computed. Changing files are

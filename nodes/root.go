@@ -401,3 +401,7 @@ func (l *latestLink) target() (string, time.Time, error) {
 
 // Index is the store's index, which the watcher keeps current.
 func (r *Root) Index() *sessions.Index { return r.st.x }
+
+// Parsed counts the sessions this mount has parsed (for tests that guard
+// a cost).
+func (r *Root) Parsed() int64 { return r.st.opened.Load() }

@@ -613,3 +613,16 @@ func (l *currentLink) target() (string, time.Time, error) {
 	mt, err := l.s.activity()
 	return branchesName + "/" + EncodeName(leaf), mt, err
 }
+
+// The views whose size takes parsing or rendering the session.
+func (f *contextFile) costly()    {}
+func (f *transcriptFile) costly() {}
+func (f *htmlFile) costly()       {}
+func (f *infoFile) costly()       {}
+func (f *nameFile) costly()       {}
+func (f *usageFile) costly()      {}
+
+var (
+	_ costly = (*contextFile)(nil)
+	_ costly = (*usageFile)(nil)
+)
