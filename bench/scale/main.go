@@ -322,11 +322,11 @@ func (r *row) note(s string) {
 	}
 }
 
-// rdpName marks figures taken with READDIRPLUS on (-o readdirplus); pifs
-// runs with it off.
+// rdpName marks figures taken with READDIRPLUS off (-o noreaddirplus);
+// pifs runs with it on.
 func rdpName(off bool) string {
-	if !off {
-		return " [readdirplus on]"
+	if off {
+		return " [readdirplus off]"
 	}
 	return ""
 }
@@ -413,9 +413,9 @@ func (b *bench) oneRun() error {
 	}
 	for _, off := range []bool{false, true} {
 		x := rdpName(off)
-		opts := []string{"-o", "readdirplus"}
+		var opts []string
 		if off {
-			opts = nil
+			opts = []string{"-o", "noreaddirplus"}
 		}
 		if b.want(1) {
 			m, err := b.mount(b.a.dir, opts...)
@@ -822,8 +822,8 @@ func (b *bench) opsPass() error {
 		ops := &opCounter{counts: map[string]int{}, start: ".scale-start", stop: ".scale-stop"}
 		b.stderr = ops
 		opts := []string{"--debug"}
-		if !c.off {
-			opts = append(opts, "-o", "readdirplus")
+		if c.off {
+			opts = append(opts, "-o", "noreaddirplus")
 		}
 		m, err := b.mount(c.store, opts...)
 		b.stderr = nil
