@@ -51,15 +51,16 @@ func serve(cfg config, ready *os.File) int {
 	}
 	// The Go heap is kept near the cache's budget: what is cached is
 	// counted in bytes, and the collector returns the rest. Parsing a
-	// session takes about twice its size while it is read, so the limit
-	// grows with the largest session parsed.
-	base := cfg.cacheBytes + 64<<20
+	// session takes about one and a half times its size while it is read,
+	// so the limit grows with the largest session parsed; the rest of the
+	// 64 MiB over the budget is for what is not heap (stacks, the runtime).
+	base := cfg.cacheBytes + 40<<20
 	debug.SetMemoryLimit(base)
 	var largest atomic.Int64
 	cfg.fs.Parsed = func(size int64) {
 		for l := largest.Load(); size > l; l = largest.Load() {
 			if largest.CompareAndSwap(l, size) {
-				debug.SetMemoryLimit(base + 2*size)
+				debug.SetMemoryLimit(base + size + size/2)
 				return
 			}
 		}
