@@ -72,6 +72,7 @@ func main() {
 	out := flag.String("out", "", "JSON output (default bench/out/scale-SETTING.json)")
 	pifs := flag.String("pifs", "", "the pifs binary")
 	only := flag.String("only", "", "comma-separated figures to run (default all)")
+	mnt := flag.String("mnt", "", "the mountpoint (default WORK/mnt-PID)")
 	flag.Parse()
 	s := settings["small"]
 	if *large {
@@ -87,7 +88,10 @@ func main() {
 	if *pifs == "" {
 		log.Fatal("-pifs is required")
 	}
-	b := &bench{s: s, runs: *runs, work: *work, pifs: *pifs, seed: *seed, figs: map[int]bool{}}
+	if *mnt == "" {
+		*mnt = filepath.Join(*work, fmt.Sprintf("mnt-%d", os.Getpid()))
+	}
+	b := &bench{s: s, runs: *runs, work: *work, mnt: *mnt, pifs: *pifs, seed: *seed, figs: map[int]bool{}}
 	for f := range strings.SplitSeq(*only, ",") {
 		if n, err := strconv.Atoi(f); err == nil {
 			b.figs[n] = true
@@ -108,6 +112,7 @@ type bench struct {
 	s      setting
 	runs   int
 	work   string
+	mnt    string
 	pifs   string
 	seed   int64
 	figs   map[int]bool
@@ -1048,7 +1053,7 @@ type mount struct {
 }
 
 func (b *bench) mount(store string, opts ...string) (*mount, error) {
-	dir := filepath.Join(b.work, "mnt")
+	dir := b.mnt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
