@@ -1028,10 +1028,11 @@ func (b *bench) piLoop(dir string, files []gen.File, needle string) (piResult, e
 	for _, f := range files {
 		list.WriteString(filepath.Join(dir, f.Path) + "\n")
 	}
-	lf := filepath.Join(b.work, "pi-list.txt")
+	lf := b.mnt + "-pi-list.txt"
 	if err := os.WriteFile(lf, []byte(list.String()), 0o644); err != nil {
 		return piResult{}, err
 	}
+	defer os.Remove(lf)
 	args := []string{"bench/pi-loop.mjs", lf}
 	if needle != "" {
 		args = append(args, needle)
