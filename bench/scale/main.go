@@ -1244,7 +1244,7 @@ func (b *bench) print(w io.Writer) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range b.rows {
 		if r.Skipped != "" {
-			fmt.Fprintf(w, "| %d | %s | skipped: %s | | | | %s | |\n", r.Fig, r.What, r.Skipped, r.Target)
+			fmt.Fprintf(w, "| %d | %s | skipped: %s | | | | %s | |\n", r.Fig, cell(r.What), r.Skipped, r.Target)
 			continue
 		}
 		ratio := ""
@@ -1258,7 +1258,7 @@ func (b *bench) print(w io.Writer) {
 				verdict = "**MISS**"
 			}
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Fig, r.What, span(r.Pifs, r.Unit), span(r.Raw, r.Unit), span(r.Pi, r.Unit), ratio, r.Target, verdict)
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Fig, cell(r.What), span(r.Pifs, r.Unit), span(r.Raw, r.Unit), span(r.Pi, r.Unit), ratio, r.Target, verdict)
 	}
 	fmt.Fprintln(w, "\nNotes (pifs CPU and bytes read are medians over the runs):")
 	for _, r := range b.rows {
@@ -1274,6 +1274,9 @@ func (b *bench) print(w io.Writer) {
 		}
 	}
 }
+
+// cell escapes a table cell's pipes.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // span formats min–median–max.
 func span(v []float64, unit string) string {
