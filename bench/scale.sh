@@ -32,9 +32,11 @@ work=${TMPDIR:-/tmp}/pifs-scale-${work_default:-small}
 for ((i = 0; i < ${#args[@]}; i++)); do
 	[ "${args[i]}" = -work ] && work=${args[i + 1]}
 done
+mnt=$work/mnt-$$
 cleanup() {
 	# A run stopped half-way leaves its mount behind: take it down.
-	if mountpoint -q "$work/mnt" 2>/dev/null; then fusermount3 -uz "$work/mnt" || true; fi
+	if mountpoint -q "$mnt" 2>/dev/null; then fusermount3 -uz "$mnt" || true; fi
+	rmdir "$mnt" 2>/dev/null || true
 	rm -rf "$bin"
 }
 trap cleanup EXIT
@@ -42,4 +44,4 @@ trap cleanup EXIT
 export PIFS_ORACLE_DIR=$(internal/oracle/js/install.sh | tail -n 1)
 go build -o "$bin/pifs" ./cmd/pifs
 go build -o "$bin/scale" ./bench/scale
-"$bin/scale" -pifs "$bin/pifs" -work "$work" "${args[@]}"
+"$bin/scale" -pifs "$bin/pifs" -work "$work" -mnt "$mnt" "${args[@]}"

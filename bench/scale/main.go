@@ -72,6 +72,7 @@ func main() {
 	out := flag.String("out", "", "JSON output (default bench/out/scale-SETTING.json)")
 	pifs := flag.String("pifs", "", "the pifs binary")
 	only := flag.String("only", "", "comma-separated figures to run (default all)")
+	mnt := flag.String("mnt", "", "the mountpoint (default WORK/mnt-PID)")
 	flag.Parse()
 	s := settings["small"]
 	if *large {
@@ -87,7 +88,10 @@ func main() {
 	if *pifs == "" {
 		log.Fatal("-pifs is required")
 	}
-	b := &bench{s: s, runs: *runs, work: *work, pifs: *pifs, seed: *seed, figs: map[int]bool{}}
+	if *mnt == "" {
+		*mnt = filepath.Join(*work, fmt.Sprintf("mnt-%d", os.Getpid()))
+	}
+	b := &bench{s: s, runs: *runs, work: *work, mnt: *mnt, pifs: *pifs, seed: *seed, figs: map[int]bool{}}
 	for f := range strings.SplitSeq(*only, ",") {
 		if n, err := strconv.Atoi(f); err == nil {
 			b.figs[n] = true
@@ -108,6 +112,7 @@ type bench struct {
 	s      setting
 	runs   int
 	work   string
+	mnt    string
 	pifs   string
 	seed   int64
 	figs   map[int]bool
@@ -1025,10 +1030,11 @@ func (b *bench) piLoop(dir string, files []gen.File, needle string) (piResult, e
 	for _, f := range files {
 		list.WriteString(filepath.Join(dir, f.Path) + "\n")
 	}
-	lf := filepath.Join(b.work, "pi-list.txt")
+	lf := b.mnt + "-pi-list.txt"
 	if err := os.WriteFile(lf, []byte(list.String()), 0o644); err != nil {
 		return piResult{}, err
 	}
+	defer os.Remove(lf)
 	args := []string{"bench/pi-loop.mjs", lf}
 	if needle != "" {
 		args = append(args, needle)
@@ -1050,7 +1056,7 @@ type mount struct {
 }
 
 func (b *bench) mount(store string, opts ...string) (*mount, error) {
-	dir := filepath.Join(b.work, "mnt")
+	dir := b.mnt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -1240,7 +1246,7 @@ func (b *bench) print(w io.Writer) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range b.rows {
 		if r.Skipped != "" {
-			fmt.Fprintf(w, "| %d | %s | skipped: %s | | | | %s | |\n", r.Fig, r.What, r.Skipped, r.Target)
+			fmt.Fprintf(w, "| %d | %s | skipped: %s | | | | %s | |\n", r.Fig, cell(r.What), r.Skipped, r.Target)
 			continue
 		}
 		ratio := ""
@@ -1254,7 +1260,7 @@ func (b *bench) print(w io.Writer) {
 				verdict = "**MISS**"
 			}
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Fig, r.What, span(r.Pifs, r.Unit), span(r.Raw, r.Unit), span(r.Pi, r.Unit), ratio, r.Target, verdict)
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Fig, cell(r.What), span(r.Pifs, r.Unit), span(r.Raw, r.Unit), span(r.Pi, r.Unit), ratio, r.Target, verdict)
 	}
 	fmt.Fprintln(w, "\nNotes (pifs CPU and bytes read are medians over the runs):")
 	for _, r := range b.rows {
@@ -1270,6 +1276,9 @@ func (b *bench) print(w io.Writer) {
 		}
 	}
 }
+
+// cell escapes a table cell's pipes.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // span formats min–median–max.
 func span(v []float64, unit string) string {
