@@ -17,6 +17,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +38,8 @@ var (
 const (
 	// modelSeedsFile holds the regression seeds: "SEED STEPS [# note]" a line.
 	modelSeedsFile = "../testdata/model/seeds.txt"
-	// modelMaxSessions bounds the store (forks stop adding sessions there).
+	// modelMaxSessions bounds the sessions followed (a fork beyond it
+	// replaces one).
 	modelMaxSessions = 6
 	// modelSettle is how long a view may take to show a change made beside
 	// the mount (SPEC: within a second); it only bounds a poll.
@@ -82,7 +84,7 @@ func TestModel(t *testing.T) {
 	}
 	runs = append(runs, run{*modelSeed, steps, ""})
 	for _, r := range runs {
-		t.Run(fmt.Sprintf("seed=%d", r.seed), func(t *testing.T) {
+		t.Run(fmt.Sprintf("seed=%d,steps=%d", r.seed, r.steps), func(t *testing.T) {
 			if strings.HasPrefix(r.note, "known bug:") && !*modelStrict {
 				t.Skip(r.note)
 			}
@@ -106,6 +108,7 @@ type model struct {
 	ops      []string
 	stats    map[string]*[2]int // op → accepted, refused
 	checks   int
+	polls    int // comparisons repeated while a change beside the mount settled
 }
 
 func runModel(t *testing.T, seed int64, steps int) {
@@ -158,8 +161,8 @@ func runModel(t *testing.T, seed int64, steps int) {
 	for _, k := range kinds {
 		fmt.Fprintf(&sb, " %s %d/%d", k, m.stats[k][0], m.stats[k][1])
 	}
-	t.Logf("seed %d: %d steps, %d sessions, %d comparisons with pi in %v; accepted/refused:%s",
-		seed, steps, len(m.sessions), m.checks, time.Since(start).Round(time.Millisecond), sb.String())
+	t.Logf("seed %d: %d steps, %d sessions followed, %d comparisons with pi (%d repeated while settling) in %v; accepted/refused:%s",
+		seed, steps, len(m.sessions), m.checks, m.polls, time.Since(start).Round(time.Millisecond), sb.String())
 }
 
 func (m *model) mount() {
@@ -249,7 +252,8 @@ func (m *model) check(file string) {
 			}
 			m.fail("%s differs from pi after %v:\n  %s", filepath.Base(file), modelSettle, strings.Join(d, "\n  "))
 		}
-		time.Sleep(50 * time.Millisecond)
+		m.polls++
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -441,18 +445,17 @@ func (m *model) step() []string {
 			m.write("name", file, "name", text+"\n", true)
 			return []string{file}
 		}},
-		{3, func() []string { // fork, with and without cwd
-			if len(m.sessions) >= modelMaxSessions {
-				return nil
-			}
+		{4, func() []string { // fork, with and without cwd
+			from, cwd, forkName := m.pick(msgIDs), "", ""
 			var in string
-			switch m.rng.Intn(3) {
-			case 0:
-				in = m.pick(msgIDs) + "\n"
-			case 1:
-				in = "\n"
+			switch r := m.rng.Intn(3); {
+			case r == 0 && from != "":
+				in = from + "\n"
+			case r == 2 && from != "":
+				cwd, forkName = "/home/user/forked", m.text()
+				in = mustJSON(map[string]any{"from": from, "cwd": cwd, "name": forkName}) + "\n"
 			default:
-				in = mustJSON(map[string]any{"from": m.pick(msgIDs), "cwd": "/home/user/forked", "name": m.text()}) + "\n"
+				from, in = "", "\n"
 			}
 			m.log("%s: fork %q", name, in)
 			before, _ := os.ReadFile(file)
@@ -467,8 +470,16 @@ func (m *model) step() []string {
 			if _, err := os.Stat(newFile); err != nil {
 				m.fail("fork gave %q, no such file in the store: %v", path, err)
 			}
+			m.check(newFile)
+			m.checkFork(p, from, cwd, forkName, m.views[newFile])
+			if len(m.sessions) >= modelMaxSessions {
+				// The store keeps the session; the model stops following one.
+				i := m.rng.Intn(len(m.sessions))
+				m.log("(stop following %s)", filepath.Base(m.dir(m.sessions[i])))
+				m.sessions = append(m.sessions[:i:i], m.sessions[i+1:]...)
+			}
 			m.sessions = append(m.sessions, newFile)
-			return []string{file, newFile}
+			return []string{file}
 		}},
 		{12, func() []string { // pi appends to the file directly
 			req := map[string]any{"text": m.text()}
@@ -569,6 +580,63 @@ func (m *model) step() []string {
 			}
 			r -= o.w
 		}
+	}
+}
+
+// checkFork compares a fork with its source as pi has them: at an entry,
+// the root→entry path without its label entries (pi's /clone writes the
+// labels on it again); without one, every entry (pi's --fork). A name
+// given is set by a session_info entry at the end.
+func (m *model) checkFork(src *piModel, from, cwd, name string, fork *piModel) {
+	m.t.Helper()
+	entries := fork.entries
+	if name != "" {
+		if fork.v.Name == nil || *fork.v.Name != name {
+			m.fail("fork named %q is named %v", name, fork.v.Name)
+		}
+		if n := len(entries); n > 0 && entries[n-1].Type == "session_info" {
+			entries = entries[:n-1]
+		}
+	}
+	var want, got []string
+	if from == "" {
+		want = src.ids
+	} else {
+		for _, x := range src.v.Paths[from] {
+			id := fmt.Sprint(x)
+			for _, e := range src.entries {
+				if e.ID == id && e.Type != "label" {
+					want = append(want, id)
+					break
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		if from == "" || e.Type != "label" {
+			got = append(got, fmt.Sprint(e.ID))
+		}
+	}
+	if !slices.Equal(got, want) {
+		var extra []string
+		for i, e := range fork.entries {
+			if !slices.Contains(want, fmt.Sprint(e.ID)) {
+				extra = append(extra, string(fork.v.Entries[i]))
+			}
+		}
+		m.fail("fork of %q holds %v, want %v; not in the source path: %s", from, tail(got, 8), tail(want, 8), extra)
+	}
+	if from != "" {
+		for id, l := range fork.labels {
+			if src.labels[id] != l {
+				m.fail("fork of %q labels %s %q, the source %q", from, id, l, src.labels[id])
+			}
+		}
+	}
+	var h struct{ Cwd string }
+	json.Unmarshal(fork.v.Header, &h)
+	if cwd != "" && h.Cwd != cwd {
+		m.fail("fork into %s has cwd %q", cwd, h.Cwd)
 	}
 }
 
