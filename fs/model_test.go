@@ -30,7 +30,7 @@ import (
 
 var (
 	modelSeed   = flag.Int64("pifs.model.seed", 20261130, "seed of TestModel's random run")
-	modelSteps  = flag.Int("pifs.model.steps", 0, "steps of TestModel's random run (default $PIFS_MODEL_STEPS, else 1500)")
+	modelSteps  = flag.Int("pifs.model.steps", 0, "steps of TestModel's random run (default $PIFS_MODEL_STEPS, else 2000)")
 	modelStrict = flag.Bool("pifs.model.strict", false, "run TestModel without tolerating known bugs (and run the seeds kept for them)")
 	modelKeep   = flag.Bool("pifs.model.keep", false, "add a failing seed of TestModel to testdata/model/seeds.txt")
 )
@@ -56,7 +56,7 @@ var modelStart = []string{
 func TestModel(t *testing.T) {
 	steps := *modelSteps
 	if steps == 0 {
-		steps = 1500
+		steps = 2000
 		if s, err := strconv.Atoi(os.Getenv("PIFS_MODEL_STEPS")); err == nil && s > 0 {
 			steps = s
 		}
