@@ -524,6 +524,22 @@ func (m *model) step() []string {
 			m.count("truncate", true)
 			return []string{file}
 		}},
+		{1, func() []string { // a torn last line, as a crash mid-write leaves it
+			data, _ := os.ReadFile(file)
+			ends := lineEnds(data)
+			if len(ends) < 3 {
+				return nil
+			}
+			last := ends[len(ends)-2] // the start of the last line
+			cut := last + 1 + m.rng.Intn(ends[len(ends)-1]-last-2)
+			m.log("%s: truncate to %d bytes, in the last line", name, cut)
+			if err := os.Truncate(file, int64(cut)); err != nil {
+				m.t.Fatal(err)
+			}
+			m.pi.reopen(file)
+			m.count("truncate-torn", true)
+			return []string{file}
+		}},
 		{3, func() []string { // rewrite a message's text in place, same length
 			data, _ := os.ReadFile(file)
 			var cands []int
@@ -671,6 +687,9 @@ func (m *model) write(op, file, control, data string, good bool) bool {
 func (m *model) appendedOnly(file string, before []byte) {
 	m.t.Helper()
 	after, _ := os.ReadFile(file)
+	if bytes.Equal(after, before) {
+		return // nothing to write (a fork), or a leaf already there
+	}
 	if !bytes.HasPrefix(after, before) || len(after) > 0 && after[len(after)-1] != '\n' {
 		m.fail("the file was not only appended to with whole lines: %d → %d bytes", len(before), len(after))
 	}
