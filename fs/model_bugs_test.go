@@ -8,7 +8,7 @@ import (
 )
 
 // TestModelLabelSetLast is the known bug TestModel found (seed 20261130,
-// step 410; see testdata/model/seeds.txt), cut down: when two entries carry
+// step 1663; see testdata/model/seeds.txt), cut down: when two entries carry
 // one label text, the README gives labels/NAME (and `leaf < NAME`) to the
 // one whose label was set last. pifs picks the last in the order of pi's
 // label Map, where an entry that is relabelled keeps its first place.
