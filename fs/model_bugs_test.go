@@ -39,3 +39,48 @@ func TestModelLabelSetLast(t *testing.T) {
 		t.Errorf("leaf < shared moved to %q, want a1", got)
 	}
 }
+
+// TestModelRewriteEntryFile: once (seed 20261130, 2000 steps, one run of
+// six) TestModel saw entries/<id>.json keep serving an entry's old bytes for
+// over 3 s after the file was rewritten in place (a second same-length
+// rewrite of one message's text; the entry also present, by id, in forks of
+// the session), while pi and context.json had the new text. Not reproduced
+// since; this is that situation cut down, and it passes: a rewritten entry
+// shows in its entry file each time, with a fork holding the same entry.
+func TestModelRewriteEntryFile(t *testing.T) {
+	store, file := writeStore(t)
+	mnt := testMount(t, store)
+	s := sessionPath(mnt)
+	entry := filepath.Join(s, "entries", "a1.json")
+	// A fork holds the same entry (same id, same bytes).
+	path, err := forkThrough(filepath.Join(s, "fork"), "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forked := filepath.Join(mnt, path, "entries", "a1.json")
+	for i, text := range []string{"hellO", "HellO", "HeLlO"} {
+		readText(t, entry) // in the page cache
+		readText(t, forked)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := strings.Index(string(data), `"content":"`) + len(`"content":"`)
+		f, err := os.OpenFile(file, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteAt([]byte(text), int64(at))
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "context.json shows the rewrite", func() (bool, string) {
+			c := readText(t, filepath.Join(s, "context.json"))
+			return strings.Contains(c, text), c
+		})
+		if got := readText(t, entry); !strings.Contains(got, `"`+text+`"`) {
+			t.Errorf("rewrite %d: entries/a1.json still says %s after context.json shows %q", i+1, got, text)
+		}
+	}
+}

@@ -202,8 +202,9 @@ func pathIDs(names []string) []string {
 }
 
 // compareViews compares every view of the session folder dir with pi's view
-// of file (whose bytes were data when pi read them).
-func compareViews(dir string, data []byte, p *piModel) viewDiff {
+// of file (whose bytes were data when pi read them); with deep, every
+// entries/<id>.json too (else only the leaf's).
+func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 	var d viewDiff
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -238,12 +239,15 @@ func compareViews(dir string, data []byte, p *piModel) viewDiff {
 	if !reflect.DeepEqual(got, want) {
 		d.add("entries/ lists %d names, pi has %d ids: %v vs %v", len(got), len(want), tail(got, 5), tail(want, 5))
 	}
-	// The leaf entry's file is pi's entry.
-	if n := len(p.entries); n > 0 {
-		if id, ok := p.entries[n-1].ID.(string); ok {
-			if b := read("entries/" + nodes.EncodeName(id) + ".json"); !jsonEqual(b, p.v.Entries[n-1]) {
-				d.add("entries/%s.json is not pi's entry:\n got %.300s\nwant %.300s", id, b, p.v.Entries[n-1])
+	// The entry files are pi's entries.
+	for i := len(p.entries) - 1; i >= 0; i-- {
+		if id, ok := p.entries[i].ID.(string); ok {
+			if b := read("entries/" + nodes.EncodeName(id) + ".json"); !jsonEqual(b, p.v.Entries[i]) {
+				d.add("entries/%s.json is not pi's entry:\n got %.300s\nwant %.300s", id, b, p.v.Entries[i])
 			}
+		}
+		if !deep {
+			break
 		}
 	}
 	// branches/: the tips, each with pi's path and context.

@@ -139,7 +139,7 @@ func runModel(t *testing.T, seed int64, steps int) {
 		}
 	})
 	for _, f := range m.sessions {
-		m.check(f)
+		m.compare(f, true)
 	}
 	for i := 0; i < steps; i++ {
 		touched := m.step()
@@ -148,7 +148,7 @@ func runModel(t *testing.T, seed int64, steps int) {
 		}
 		if (i+1)%100 == 0 {
 			for _, f := range m.sessions {
-				m.check(f)
+				m.compare(f, true)
 			}
 		}
 	}
@@ -222,7 +222,10 @@ func (m *model) dir(file string) string {
 // check compares the session's views with pi's reading of its file, polling
 // for modelSettle while they differ (a change beside the mount shows within
 // a second), and remembers pi's view for the next step.
-func (m *model) check(file string) {
+func (m *model) check(file string) { m.compare(file, false) }
+
+// compare is check, with every entry file compared when deep.
+func (m *model) compare(file string, deep bool) {
 	m.t.Helper()
 	m.checks++
 	deadline := time.Now().Add(modelSettle)
@@ -238,7 +241,7 @@ func (m *model) check(file string) {
 		if now, _ := os.ReadFile(file); !bytes.Equal(now, data) {
 			continue // changed while pi read it
 		}
-		d := compareViews(m.dir(file), data, p)
+		d := compareViews(m.dir(file), data, p, deep)
 		if len(d) == 0 {
 			if p.labelOrderBug {
 				m.count("known-bug:label-order", true)
@@ -568,6 +571,7 @@ func (m *model) step() []string {
 			}
 			m.pi.reopen(file)
 			m.count("rewrite", true)
+			m.compare(file, true) // the rewritten entry's file too
 			return []string{file}
 		}},
 		{1, func() []string { // remount
