@@ -171,6 +171,8 @@ func (s rootSource) latest() (child, error) {
 	if len(s.r.st.projects()) == 0 {
 		return child{}, ErrNotFound
 	}
+	// Its inode number stays while its target is not known: the watcher
+	// forgets the name on every change, so the kernel reads it again.
 	return child{latestName, syscall.S_IFLNK, inoOf(latestName), func() fs.InodeEmbedder { return newLatestLink(s.r, "") }}, nil
 }
 
@@ -239,10 +241,11 @@ func (d *projectDir) usage() child {
 }
 
 func (d *projectDir) latest() (child, error) {
-	if _, ok := d.r.st.latest(d.project); !ok {
+	f, ok := d.r.st.latest(d.project)
+	if !ok {
 		return child{}, ErrNotFound
 	}
-	return child{latestName, syscall.S_IFLNK, inoOf("p", d.project, latestName), func() fs.InodeEmbedder { return newLatestLink(d.r, d.project) }}, nil
+	return child{latestName, syscall.S_IFLNK, inoOf("p", d.project, latestName, f.Name), func() fs.InodeEmbedder { return newLatestLink(d.r, d.project) }}, nil
 }
 
 func (d *projectDir) cwd() child {

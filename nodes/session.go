@@ -179,6 +179,7 @@ func (d *sessionDir) lookup(name string) (child, error) {
 		if e.name != name {
 			continue
 		}
+		ino := s.ino(name)
 		if name == currentName {
 			leaf, err := s.leaf()
 			if err != nil {
@@ -187,9 +188,12 @@ func (d *sessionDir) lookup(name string) (child, error) {
 			if leaf == "" {
 				return child{}, ErrNotFound
 			}
+			// A new leaf is a new link to the kernel, which keeps
+			// link targets.
+			ino = s.ino(name, leaf)
 		}
 		make := e.make
-		return child{name, e.mode, s.ino(name), func() fs.InodeEmbedder { return make(s) }}, nil
+		return child{name, e.mode, ino, func() fs.InodeEmbedder { return make(s) }}, nil
 	}
 	return child{}, ErrNotFound
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -487,14 +486,9 @@ func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
 // labels returns the labels by name, the newest of a text first.
 func labels(t *tree.Tree) (names []string, texts map[string]string) {
 	texts = map[string]string{}
-	order := append([]string(nil), t.LabelOrder()...)
-	sort.Slice(order, func(i, j int) bool {
-		a, _ := t.Label(order[i])
-		b, _ := t.Label(order[j])
-		return a.Set > b.Set
-	})
-	for _, id := range order {
-		l, _ := t.Label(id)
+	order := t.LabelOrder()
+	for i := len(order) - 1; i >= 0; i-- {
+		l, _ := t.Label(order[i])
 		name := EncodeName(l.Text)
 		if _, ok := texts[name]; !ok {
 			texts[name] = l.Text
@@ -509,7 +503,7 @@ func (d *labelsDir) list() ([]child, error) {
 	err := d.s.with(func(ss *session) error {
 		names, texts := labels(ss.tree)
 		for _, n := range names {
-			out = append(out, d.label(n, texts[n]))
+			out = append(out, d.label(ss, n, texts[n]))
 		}
 		return nil
 	})
@@ -524,15 +518,19 @@ func (d *labelsDir) lookup(name string) (child, error) {
 		if !ok {
 			return ErrNotFound
 		}
-		c = d.label(name, text)
+		c = d.label(ss, name, text)
 		return nil
 	})
 	return c, err
 }
 
-func (d *labelsDir) label(name, text string) child {
+// label is the link of a label text. Its inode number includes the entry
+// it points at, so that a label moved to another entry is a new link to
+// the kernel, which keeps link targets.
+func (d *labelsDir) label(ss *session, name, text string) child {
 	s := d.s
-	return child{name, syscall.S_IFLNK, s.ino(labelsName, text), func() fs.InodeEmbedder { return newLabelLink(s, text) }}
+	to, _ := ss.tree.LabelTarget(text)
+	return child{name, syscall.S_IFLNK, s.ino(labelsName, text, to), func() fs.InodeEmbedder { return newLabelLink(s, text) }}
 }
 
 // Symlink labels an entry: `ln -s ID labels/NAME` (or a path ending in
@@ -556,7 +554,11 @@ func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.
 		d.s.refused(err)
 		return nil, d.r.errno(err)
 	}
-	return d.newChild(ctx, d.label(name, text), out)
+	c, err := d.lookup(name)
+	if err != nil {
+		return nil, d.r.errno(err)
+	}
+	return d.newChild(ctx, c, out)
 }
 
 // Unlink clears a label: `rm labels/NAME` clears it on every entry that

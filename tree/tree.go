@@ -44,9 +44,6 @@ func isLeafRecord(e *sessions.Entry) bool {
 type Label struct {
 	Text      string
 	Timestamp []byte // raw
-	// Set orders labels by when they were set (relabelling counts): of
-	// two entries with one text, the one set last has it.
-	Set int
 }
 
 // Tree is one session's tree. It is not safe for concurrent use.
@@ -99,7 +96,7 @@ func (t *Tree) add(e *sessions.Entry) {
 				if _, ok := t.labels[target]; !ok {
 					t.labelOrder = append(t.labelOrder, target)
 				}
-				t.labels[target] = Label{Text: labelText(lab), Timestamp: e.Timestamp, Set: len(t.entries)}
+				t.labels[target] = Label{Text: labelText(lab), Timestamp: e.Timestamp}
 			} else if _, ok := t.labels[target]; ok {
 				delete(t.labels, target)
 				for i, id := range t.labelOrder {
