@@ -36,26 +36,6 @@ type Location struct {
 	Warnings []string
 }
 
-// ResolveDir chooses the sessions directory as pi chooses it; see
-// ResolveLocation. reason is Location.Reason, followed by any warning.
-func ResolveDir(flag string, getenv func(string) string) (dir, reason string, err error) {
-	loc, err := ResolveLocation(flag, getenv)
-	if err != nil {
-		return "", "", err
-	}
-	reason = loc.Reason
-	for _, w := range loc.Warnings {
-		reason += "; " + w
-	}
-	return loc.Dir, reason, nil
-}
-
-// DirFrom is ResolveDir without the reason.
-func DirFrom(flag string, getenv func(string) string) (string, error) {
-	dir, _, err := ResolveDir(flag, getenv)
-	return dir, err
-}
-
 // ResolveLocation chooses the sessions directory as pi 1.6 does (main.js),
 // first that is set:
 //

@@ -11,13 +11,13 @@ import (
 	"testing"
 )
 
-func TestDirFrom(t *testing.T) {
+func TestResolveOrder(t *testing.T) {
 	env := map[string]string{"HOME": "/home/u"}
 	getenv := func(k string) string { return env[k] }
 	check := func(flag, want string) {
 		t.Helper()
-		if got, err := DirFrom(flag, getenv); err != nil || got != want {
-			t.Errorf("DirFrom(%q) with %v = %q, %v; want %q", flag, env, got, err, want)
+		if loc, err := ResolveLocation(flag, getenv); err != nil || loc.Dir != want {
+			t.Errorf("ResolveLocation(%q) with %v = %q, %v; want %q", flag, env, loc.Dir, err, want)
 		}
 	}
 	check("", "/home/u/.pi/agent/sessions")
@@ -50,8 +50,8 @@ func rchar(t *testing.T) int64 {
 // bodies are 1 MiB each (sparse) and checks, by the kernel's count of bytes
 // read, that no body was read.
 func TestListingReadsHeadersOnly(t *testing.T) {
-	store := &Store{Dir: t.TempDir()}
-	proj := filepath.Join(store.Dir, "--home-u-big--")
+	store := NewIndex(t.TempDir())
+	proj := filepath.Join(store.Dir(), "--home-u-big--")
 	if err := os.Mkdir(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestListingReadsHeadersOnly(t *testing.T) {
 	if len(list) != n {
 		t.Fatalf("%d sessions listed, want %d", len(list), n)
 	}
-	if list[0].Header.ID != "s00000" || list[0].Size != 1<<20 {
+	if list[0].Header.ID != "s00000" || list[0].Sig.Size != 1<<20 {
 		t.Errorf("first: %+v", list[0])
 	}
 	if limit := int64(n * 8192); read > limit {
@@ -94,9 +94,8 @@ func TestProjects(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
 	os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "link"))
 	os.Symlink(filepath.Join(dir, "file"), filepath.Join(dir, "filelink"))
-	got, err := (&Store{Dir: dir}).Projects()
-	if err != nil || strings.Join(got, ",") != "a,b,link" {
-		t.Errorf("projects %v %v", got, err)
+	if got := NewIndex(dir).Projects(); strings.Join(got, ",") != "a,b,link" {
+		t.Errorf("projects %v", got)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -16,13 +17,9 @@ import (
 // parsed, with a Collector each.
 func load(t testing.TB, dir string) []usage.Session {
 	t.Helper()
-	st := &sessions.Store{Dir: dir}
-	projects, err := st.Projects()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sessions.NewIndex(dir)
 	var out []usage.Session
-	for _, p := range projects {
+	for _, p := range st.Projects() {
 		files, err := st.Sessions(p)
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +31,7 @@ func load(t testing.TB, dir string) []usage.Session {
 			}
 			var c usage.Collector
 			c.Add(l.Entries...)
-			name := tree.New(l).Summary(f.ModTime).Name
+			name := tree.New(l).Summary(time.Unix(0, f.Sig.Mtime)).Name
 			out = append(out, usage.NewSession(p, f.Path, l.Header, name, c.Records()))
 		}
 	}
