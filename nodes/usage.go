@@ -116,25 +116,13 @@ func newUsageDir(r *Root, project string) *usageDir {
 	return d
 }
 
-// mtime is the newest session file's of the scope, from the index: a walk
-// that passes usage/ builds no report.
+// mtime is its folder's (the store's, or the project's): listing the root
+// reads no header for it.
 func (d *usageDir) mtime() (time.Time, error) {
-	var files []*sessions.File
 	if d.project == "" {
-		files = d.r.st.x.All()
-	} else {
-		var err error
-		if files, err = d.r.st.sessionFiles(d.project); err != nil {
-			return time.Time{}, err
-		}
+		return dirMtime(d.r.opts.SessionsDir)
 	}
-	mt := time.Unix(0, 0)
-	for _, f := range files {
-		if t := time.Unix(0, f.Sig.Mtime); t.After(mt) {
-			mt = t
-		}
-	}
-	return mt, nil
+	return d.r.st.projectMtime(d.project)
 }
 
 func (d *usageDir) list() ([]child, error) {
