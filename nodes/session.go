@@ -331,56 +331,72 @@ func (f *infoFile) size() (int64, time.Time, error) {
 	return f.s.renderSize(infoName, func(ss *session) []byte { return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime)) })
 }
 
+// pathView is a rendering of a path of the session: to its leaf (the
+// session folder's view) or to one entry (branches/<id>/). The branch at
+// the file's last entry shares the session's own rendering.
+type pathView struct {
+	s      sessionRef
+	at     string
+	branch bool
+	name   string
+	// make renders the view with at as the leaf ("": the session's leaf).
+	make func(ss *session, at string) []byte
+}
+
+func (v pathView) content() ([]byte, time.Time, error) {
+	if !v.branch {
+		return v.s.render(v.name, func(ss *session) []byte { return v.make(ss, "") })
+	}
+	return v.s.renderEntry(v.at, v.name+"\x00"+v.at, func(ss *session) []byte { return v.make(ss, v.at) }, v.name)
+}
+
+func (v pathView) size() (int64, time.Time, error) {
+	if !v.branch {
+		return v.s.renderSize(v.name, func(ss *session) []byte { return v.make(ss, "") })
+	}
+	data, mt, err := v.content()
+	return int64(len(data)), mt, err
+}
+
+// pathOf is the path a view shows: to the leaf, or to entry at.
+func pathOf(st *store, ss *session, at string) []*sessions.Entry {
+	if at == "" {
+		return ss.tree.LeafPath()
+	}
+	return pathTo(st, ss, at)
+}
+
 // contextFile is context.json: the model context at the session's leaf, or
 // at a branch's entry.
 type contextFile struct {
 	file
-	s      sessionRef
-	at     string // the entry, for a branch
-	branch bool
+	pathView
 }
 
 func newContextFile(s sessionRef, at string, branch bool) *contextFile {
-	f := &contextFile{s: s, at: at, branch: branch}
+	f := &contextFile{pathView: pathView{s, at, branch, contextName, func(ss *session, at string) []byte {
+		if at == "" {
+			return render.Indent(nil, ss.tree.Context().JSON())
+		}
+		return render.Indent(nil, ss.tree.ContextAt(at).JSON())
+	}}}
 	f.file = file{r: s.r, src: f}
 	return f
-}
-
-func (f *contextFile) content() ([]byte, time.Time, error) {
-	if !f.branch {
-		return f.s.render(contextName, func(ss *session) []byte { return render.Indent(nil, ss.tree.Context().JSON()) })
-	}
-	return f.s.renderEntry(f.at, "context\x00"+f.at, func(ss *session) []byte { return render.Indent(nil, ss.tree.ContextAt(f.at).JSON()) }, contextName)
-}
-
-func (f *contextFile) size() (int64, time.Time, error) {
-	if !f.branch {
-		return f.s.renderSize(contextName, func(ss *session) []byte { return render.Indent(nil, ss.tree.Context().JSON()) })
-	}
-	data, mt, err := f.content()
-	return int64(len(data)), mt, err
 }
 
 // transcriptFile is transcript.md: the root→leaf path (or root→entry, for a
 // branch) as Markdown.
 type transcriptFile struct {
 	file
-	s      sessionRef
-	at     string
-	branch bool
+	pathView
 }
 
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
-	f := &transcriptFile{s: s, at: at, branch: branch}
+	f := &transcriptFile{pathView: pathView{s, at, branch, transcriptName, func(ss *session, at string) []byte {
+		return render.Transcript(pathOf(s.r.st, ss, at))
+	}}}
 	f.file = file{r: s.r, src: f}
 	return f
-}
-
-func (f *transcriptFile) content() ([]byte, time.Time, error) {
-	if !f.branch {
-		return f.s.render(transcriptName, func(ss *session) []byte { return render.Transcript(ss.tree.LeafPath()) })
-	}
-	return f.s.renderEntry(f.at, "transcript\x00"+f.at, func(ss *session) []byte { return render.Transcript(ss.tree.PathTo(f.at)) }, transcriptName)
 }
 
 // followed is where an open transcript stands: the version of the file it
@@ -394,10 +410,7 @@ type followed struct {
 // path is the path the transcript shows: to the leaf, or to the branch's
 // entry.
 func (f *transcriptFile) path(ss *session) []*sessions.Entry {
-	if f.branch {
-		return pathTo(f.s.r.st, ss, f.at)
-	}
-	return ss.tree.LeafPath()
+	return pathOf(f.s.r.st, ss, f.at)
 }
 
 func (f *transcriptFile) start() ([]byte, any, error) {
@@ -448,48 +461,20 @@ func sameEntry(a, b *sessions.Entry) bool {
 	return a == b || (a.ID == b.ID && a.Offset == b.Offset && a.Seq == b.Seq)
 }
 
-func (f *transcriptFile) size() (int64, time.Time, error) {
-	if !f.branch {
-		return f.s.renderSize(transcriptName, func(ss *session) []byte { return render.Transcript(ss.tree.LeafPath()) })
-	}
-	data, mt, err := f.content()
-	return int64(len(data)), mt, err
-}
-
 // htmlFile is transcript.html: the same path as one self-contained page.
 // A page is read whole, so it does not follow the session: a new open (a
 // reload) shows what was added.
 type htmlFile struct {
 	file
-	s      sessionRef
-	at     string
-	branch bool
+	pathView
 }
 
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
-	f := &htmlFile{s: s, at: at, branch: branch}
+	f := &htmlFile{pathView: pathView{s, at, branch, htmlName, func(ss *session, at string) []byte {
+		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.r.st, ss, at))
+	}}}
 	f.file = file{r: s.r, src: f}
 	return f
-}
-
-func (f *htmlFile) content() ([]byte, time.Time, error) {
-	page := func(ss *session, path []*sessions.Entry) []byte {
-		return render.TranscriptHTML(render.PageOf(ss.tree), path)
-	}
-	if !f.branch {
-		return f.s.render(htmlName, func(ss *session) []byte { return page(ss, ss.tree.LeafPath()) })
-	}
-	return f.s.renderEntry(f.at, "html\x00"+f.at, func(ss *session) []byte { return page(ss, pathTo(f.s.r.st, ss, f.at)) })
-}
-
-func (f *htmlFile) size() (int64, time.Time, error) {
-	if !f.branch {
-		return f.s.renderSize(htmlName, func(ss *session) []byte {
-			return render.TranscriptHTML(render.PageOf(ss.tree), ss.tree.LeafPath())
-		})
-	}
-	data, mt, err := f.content()
-	return int64(len(data)), mt, err
 }
 
 // nameFile reads the session's name (an empty line when unnamed).
