@@ -7,15 +7,12 @@ import (
 	"testing"
 )
 
-// TestModelLabelSetLast is the known bug TestModel found (seed 20261130,
-// step 1663; see testdata/model/seeds.txt), cut down: when two entries carry
-// one label text, the README gives labels/NAME (and `leaf < NAME`) to the
-// one whose label was set last. pifs picks the last in the order of pi's
-// label Map, where an entry that is relabelled keeps its first place.
+// TestModelLabelSetLast is the bug TestModel found (seed 20261130, step
+// 1663; see testdata/model/seeds.txt), cut down: when two entries carry one
+// label text, the README gives labels/NAME (and `leaf < NAME`) to the one
+// whose label was set last. pifs took the last in the order of pi's label
+// Map, where an entry that is relabelled keeps its first place.
 func TestModelLabelSetLast(t *testing.T) {
-	if !*modelStrict {
-		t.Skip("known bug: labels/ and leaf resolve a shared label text in pi's Map order, not to the entry labelled last (run with -pifs.model.strict)")
-	}
 	store, _ := writeStore(t)
 	s := sessionPath(testMount(t, store))
 	// a1 is labelled first (with another text), b1 then gets "shared", and

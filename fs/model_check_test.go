@@ -39,8 +39,6 @@ type piModel struct {
 	labels  map[string]string // id → label, as pi's getLabel
 	// labelNames maps each label text to the entry labels/ shows for it.
 	labelNames map[string]string
-	// labelOrderBug: the README's rule and pifs's differ on this session.
-	labelOrderBug bool
 }
 
 func newPiModel(v *oracle.View) (*piModel, error) {
@@ -100,41 +98,18 @@ func newPiModel(v *oracle.View) (*piModel, error) {
 		p.labels[id] = s
 	}
 	// labels/ names each text once: the entry that got it last (README,
-	// "Names"). pifs today takes the last in the order of pi's label Map,
-	// where relabelling an entry keeps its place: a known bug, tolerated
-	// unless -pifs.model.strict (see testdata/model/seeds.txt).
+	// "Names"), not the last in pi's label Map, where an entry relabelled
+	// keeps its place.
 	setAt := map[string]int{} // id → index of the label entry that set its label
-	mapAt := map[string]int{} // id → its place in pi's labelsById Map
 	for i, e := range p.entries {
-		id, ok := e.TargetID.(string)
-		if !ok || e.Type != "label" {
-			continue
-		}
-		if _, labelled := p.labels[id]; !labelled {
-			continue
-		}
-		setAt[id] = i
-		if _, in := mapAt[id]; !in {
-			mapAt[id] = i
-		}
-		if l, _ := e.Label.(string); l == "" {
-			delete(mapAt, id) // cleared: a later set inserts it again
+		if id, ok := e.TargetID.(string); ok && e.Type == "label" {
+			setAt[id] = i
 		}
 	}
 	p.labelNames = map[string]string{}
-	mapNames := map[string]string{}
 	for id, l := range p.labels {
 		if other, ok := p.labelNames[l]; !ok || setAt[id] > setAt[other] {
 			p.labelNames[l] = id
-		}
-		if other, ok := mapNames[l]; !ok || mapAt[id] > mapAt[other] {
-			mapNames[l] = id
-		}
-	}
-	if !reflect.DeepEqual(p.labelNames, mapNames) {
-		p.labelOrderBug = true
-		if !*modelStrict {
-			p.labelNames = mapNames
 		}
 	}
 	return p, nil

@@ -486,9 +486,8 @@ func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
 // labels returns the labels by name, the newest of a text first.
 func labels(t *tree.Tree) (names []string, texts map[string]string) {
 	texts = map[string]string{}
-	order := t.LabelOrder()
-	for i := len(order) - 1; i >= 0; i-- {
-		l, _ := t.Label(order[i])
+	for _, id := range t.LabelsNewestFirst() {
+		l, _ := t.Label(id)
 		name := EncodeName(l.Text)
 		if _, ok := texts[name]; !ok {
 			texts[name] = l.Text

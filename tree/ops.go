@@ -198,16 +198,16 @@ func (b *Builder) BranchSummary(from string, summary []byte, extra ...Member) (s
 	return b.Entry("branch_summary", from, members...), nil
 }
 
-// LabelTarget is the entry that has a label text: of several, the last in
-// the order of pi's label map (the order labels were first set; an entry
-// relabelled keeps its place).
+// LabelTarget is the entry that has a label text: of several, the one
+// labelled last.
 func (t *Tree) LabelTarget(label string) (string, bool) {
-	for i := len(t.labelOrder) - 1; i >= 0; i-- {
-		if t.labels[t.labelOrder[i]].Text == label {
-			return t.labelOrder[i], true
+	id, seq := "", -1
+	for target, l := range t.labels {
+		if l.Text == label && l.seq > seq {
+			id, seq = target, l.seq
 		}
 	}
-	return "", false
+	return id, seq >= 0
 }
 
 // Resolve turns an entry id or a label into an entry id.

@@ -10,6 +10,7 @@ package tree
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -44,6 +45,9 @@ func isLeafRecord(e *sessions.Entry) bool {
 type Label struct {
 	Text      string
 	Timestamp []byte // raw
+	// seq is the place in the file of the entry that set it, so that of
+	// two entries with one text the one labelled last is known.
+	seq int
 }
 
 // Tree is one session's tree. It is not safe for concurrent use.
@@ -96,7 +100,7 @@ func (t *Tree) add(e *sessions.Entry) {
 				if _, ok := t.labels[target]; !ok {
 					t.labelOrder = append(t.labelOrder, target)
 				}
-				t.labels[target] = Label{Text: labelText(lab), Timestamp: e.Timestamp}
+				t.labels[target] = Label{Text: labelText(lab), Timestamp: e.Timestamp, seq: len(t.entries)}
 			} else if _, ok := t.labels[target]; ok {
 				delete(t.labels, target)
 				for i, id := range t.labelOrder {
@@ -250,8 +254,17 @@ func (t *Tree) LeafID() string {
 // Labels returns the current labels by entry id.
 func (t *Tree) Labels() map[string]Label { return t.labels }
 
-// LabelOrder returns the labelled ids in the order their labels were set.
+// LabelOrder returns the labelled ids in the order of pi's label map: the
+// order labels were first set (an entry relabelled keeps its place; one
+// cleared and labelled again goes last). pi's clone writes labels in it.
 func (t *Tree) LabelOrder() []string { return t.labelOrder }
+
+// LabelsNewestFirst returns the labelled ids, the one labelled last first.
+func (t *Tree) LabelsNewestFirst() []string {
+	ids := slices.Clone(t.labelOrder)
+	slices.SortFunc(ids, func(a, b string) int { return t.labels[b].seq - t.labels[a].seq })
+	return ids
+}
 
 // Label returns an entry's label.
 func (t *Tree) Label(id string) (Label, bool) {
