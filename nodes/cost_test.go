@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pifs/pifs/bench/gen"
 )
@@ -124,5 +125,46 @@ func TestBranchLookupCost(t *testing.T) {
 	}
 	if n := steps() - before; n > 2*entries {
 		t.Errorf("looking up %d names in tree/ walked %d nodes; want O(entries)", looked, n)
+	}
+}
+
+// TestUsageReportCost: the usage reports read each session once, without
+// parsing it into the cache, take the records of a session already parsed
+// from its parse, and after an append read only the session that changed.
+func TestUsageReportCost(t *testing.T) {
+	r, proj := costStore(t, 300, 200)
+	if err := (sessionRef{r, proj, "s00007"}).with(func(*session) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	opened := r.st.opened.Load()
+	reps, _, err := r.st.reports(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reps.Projects[proj].Total.Total; got == 0 {
+		t.Fatalf("the report counts no tokens: the big session's usage is missing")
+	}
+	if n, p := r.st.usage.scanned.Load(), r.st.opened.Load()-opened; n != 300 || p != 0 {
+		t.Errorf("first reports: %d sessions read, %d parsed; want 300 read (301 less the one parsed), 0 parsed", n, p)
+	}
+	big := filepath.Join(r.opts.SessionsDir, proj, "big.jsonl")
+	f, err := os.OpenFile(big, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"usage","id":"u-new","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","usage":{"input":1000000}}` + "\n")
+	f.Close()
+	if len(r.st.x.Update(big)) == 0 {
+		t.Fatal("the index saw no change")
+	}
+	before := reps.Projects[proj].Total.Input
+	if reps, _, err = r.st.reports(time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.st.usage.scanned.Load(); n != 301 {
+		t.Errorf("after one append: %d sessions read in all; want 301 (only the one that changed again)", n)
+	}
+	if got := reps.Projects[proj].Total.Input; got != before+1e6 {
+		t.Errorf("after the append: input %v, want %v", got, before+1e6)
 	}
 }

@@ -1,7 +1,9 @@
 package nodes
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -22,6 +24,9 @@ type usageCache struct {
 	gen     uint64
 	reports *usage.Reports
 	mtime   map[string]time.Time // newest session file per project, "" the store
+	// scanned counts the sessions read for their records (for tests that
+	// guard a cost).
+	scanned atomic.Int64
 }
 
 type usageOf struct {
@@ -44,21 +49,24 @@ func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Ti
 	list := make([]usage.Session, 0, len(files))
 	mtime := map[string]time.Time{}
 	seen := make(map[string]bool, len(files))
+	var missing []*sessions.File
 	for _, f := range files {
 		if !validProject(f.Project) || !validSessionName(f.Name) {
 			continue
 		}
 		seen[f.Path] = true
+		if c.get(f) == nil {
+			missing = append(missing, f)
+		}
+	}
+	c.scan(missing)
+	for _, f := range files {
+		if !seen[f.Path] {
+			continue
+		}
 		u := c.get(f)
 		if u == nil {
-			// Not parsed since it changed (parsing keeps the records).
-			err := st.withSession(f.Project, f.Name, func(ss *session) error {
-				u = c.keep(ss)
-				return nil
-			})
-			if err != nil {
-				continue // gone or unreadable meanwhile: the next change says
-			}
+			continue // gone or unreadable meanwhile: the next change says
 		}
 		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
 		mt := time.Unix(0, f.Sig.Mtime)
@@ -89,16 +97,47 @@ func (c *usageCache) get(f *sessions.File) *usageOf {
 	return nil
 }
 
+// scan reads the records of sessions not parsed since they changed,
+// without parsing them into the cache (a report of a large store would
+// evict every session the user is reading), on every core.
+func (c *usageCache) scan(files []*sessions.File) {
+	next := make(chan *sessions.File)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				c.scanned.Add(1)
+				records, name, err := usage.Scan(f.Path)
+				if err != nil {
+					continue
+				}
+				c.put(f, &usageOf{file: f, records: records, name: name})
+			}
+		}()
+	}
+	for _, f := range files {
+		next <- f
+	}
+	close(next)
+	wg.Wait()
+}
+
 // keep records what the reports need of a session just parsed.
 func (c *usageCache) keep(ss *session) *usageOf {
 	u := &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()}
+	c.put(ss.file, u)
+	return u
+}
+
+func (c *usageCache) put(f *sessions.File, u *usageOf) {
 	c.recMu.Lock()
 	defer c.recMu.Unlock()
 	if c.byPath == nil {
 		c.byPath = map[string]*usageOf{}
 	}
-	c.byPath[ss.path] = u
-	return u
+	c.byPath[f.Path] = u
 }
 
 // usageDir is usage/: token and cost reports for the store (project "")

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -169,4 +170,33 @@ func num(v []byte) float64 {
 		return 0
 	}
 	return jsjson.NumberValue(v)
+}
+
+// Scan reads the records and the name of the session at path without
+// keeping it in memory, for the reports of sessions that are not parsed:
+// only the lines that can carry usage or a name are parsed. name is the
+// last session_info's, trimmed, as tree.Tree.Name gives it.
+func Scan(path string) (records []Record, name string, err error) {
+	var c Collector
+	_, err = sessions.Scan(path, mayCount, func(e *sessions.Entry) {
+		if e.Type == "session_info" {
+			n, _ := e.Str("name")
+			name = jsjson.Trim(n)
+			return
+		}
+		c.Add(e)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return c.Records(), name, nil
+}
+
+// mayCount lets through every line that can carry a record or a session
+// name: usage comes under a "usage" key (or is a "usage" entry) and a name
+// in a "session_info" entry. Keys and values are matched as written, so a
+// line with a \u escape, which could spell either, is let through too.
+func mayCount(line []byte) bool {
+	return bytes.Contains(line, []byte("usage")) || bytes.Contains(line, []byte("session_info")) ||
+		bytes.Contains(line, []byte(`\u`))
 }
