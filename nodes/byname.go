@@ -47,6 +47,9 @@ func (st *store) byName(project string) (map[string]*sessions.File, error) {
 		return nil, err
 	}
 	c = &byName{gen: gen, names: map[string]*sessions.File{}}
+	// Each name is a read of the whole file (its session_info lines),
+	// once per version: on every core.
+	onEveryCore(files, func(f *sessions.File) { f.SessionName() })
 	for _, f := range files {
 		if name, err := f.SessionName(); err == nil && name != "" {
 			c.names[EncodeName(name)] = f // later files are newer

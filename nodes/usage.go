@@ -101,6 +101,18 @@ func (c *usageCache) get(f *sessions.File) *usageOf {
 // without parsing them into the cache (a report of a large store would
 // evict every session the user is reading), on every core.
 func (c *usageCache) scan(files []*sessions.File) {
+	onEveryCore(files, func(f *sessions.File) {
+		c.scanned.Add(1)
+		records, name, err := usage.Scan(f.Path)
+		if err == nil {
+			c.put(f, &usageOf{file: f, records: records, name: name})
+		}
+	})
+}
+
+// onEveryCore calls fn for each file, on as many goroutines as there are
+// cores, and returns when all calls have.
+func onEveryCore(files []*sessions.File, fn func(*sessions.File)) {
 	next := make(chan *sessions.File)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(files)) {
@@ -108,12 +120,7 @@ func (c *usageCache) scan(files []*sessions.File) {
 		go func() {
 			defer wg.Done()
 			for f := range next {
-				c.scanned.Add(1)
-				records, name, err := usage.Scan(f.Path)
-				if err != nil {
-					continue
-				}
-				c.put(f, &usageOf{file: f, records: records, name: name})
+				fn(f)
 			}
 		}()
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 
 	"github.com/pifs/pifs/internal/jsjson"
 )
@@ -139,6 +140,10 @@ var (
 	infoSuffix    = []byte("_info")
 )
 
+// nameBufs are scanName's buffers: by-name/ reads every file of a project,
+// and a buffer each made the collector run more than the scan.
+var nameBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
 // scanName goes on from an earlier scan of the same file, which has only
 // grown since.
 func scanName(path string, from nameScan) (nameScan, error) {
@@ -157,7 +162,9 @@ func scanName(path string, from nameScan) (nameScan, error) {
 	}
 	name, off := from.complete, from.upTo
 	// buf[:have] is a line cut by the end of the last read.
-	buf, have := make([]byte, 256<<10), 0
+	pooled := nameBufs.Get().(*[]byte)
+	defer nameBufs.Put(pooled)
+	buf, have := *pooled, 0
 	for {
 		n, err := f.ReadAt(buf[have:], off+int64(have))
 		data := buf[:have+n]
