@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +73,9 @@ type FS struct {
 	logger     *slog.Logger
 	// mounted is set once server is: the watcher notifies only then.
 	mounted atomic.Bool
+	// stop ends the goroutine that sheds evicted sessions (see shed).
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // fstabOnly are options that mean something to mount(8), mount.fuse3,
@@ -236,6 +240,8 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	}
 	f.server = server
 	f.mounted.Store(true)
+	f.stop = make(chan struct{})
+	go f.shed()
 	if missing {
 		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
 	}
@@ -318,10 +324,35 @@ func (f *FS) apply(changes []sessions.Change) {
 	f.root.Apply(changes)
 }
 
+// shed lets the kernel forget the entry names of sessions dropped from the
+// cache (nodes.Root.Shed), so that memory after a walk of a large store
+// follows the cache budget. Like apply, it runs outside FUSE handlers.
+func (f *FS) shed() {
+	defer func() {
+		if r := recover(); r != nil {
+			f.logger.Error(fmt.Sprintf("panic while shedding: %v", r), "stack", string(debug.Stack()))
+		}
+	}()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-f.root.Evictions():
+			f.root.Shed()
+		}
+	}
+}
+
+// stopped stops the goroutines that serve the mount besides the server.
+func (f *FS) stopped() {
+	f.watcher.Stop()
+	f.stopOnce.Do(func() { close(f.stop) })
+}
+
 // Wait blocks until the file system is unmounted.
 func (f *FS) Wait() {
 	f.server.Wait()
-	f.watcher.Stop()
+	f.stopped()
 }
 
 // Unmount unmounts, and stops the watcher once that worked: a mount that
@@ -330,7 +361,7 @@ func (f *FS) Unmount() error {
 	if err := f.server.Unmount(); err != nil {
 		return err
 	}
-	f.watcher.Stop()
+	f.stopped()
 	return nil
 }
 

@@ -1,9 +1,16 @@
 package fs
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/pifs/pifs/bench/gen"
 )
 
 // TestWalkParsesNothing: find over the mount to the depth of the session
@@ -31,4 +38,61 @@ func TestWalkParsesNothing(t *testing.T) {
 	if n := m.Parsed(); n != 1 {
 		t.Errorf("stat of two views of one session parsed %d sessions; want 1", n)
 	}
+}
+
+// TestWalkShedsEvictedSessions: after grep -r over more sessions than the
+// cache holds, pifs keeps the nodes of entries/, branches/ and tree/ only
+// for about the sessions it still caches: the kernel is told to forget the
+// names below those folders when a session leaves the cache, so memory
+// after a walk follows --cache-size, not the size of the store.
+func TestWalkShedsEvictedSessions(t *testing.T) {
+	const n = 30
+	store := t.TempDir()
+	proj := filepath.Join(store, "--home-user-big--")
+	os.MkdirAll(proj, 0o755)
+	for i := range n {
+		f, err := os.Create(filepath.Join(proj, fmt.Sprintf("2025-05-12T10-00-%02d-000Z_s%02d.jsonl", i, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = gen.Write(f, gen.Spec{ID: fmt.Sprintf("0196c3ef-e100-70f4-96f8-0000000000%02d", i), Cwd: "/home/user/big",
+			Start: time.Date(2025, 5, 12, 10, 0, i, 0, time.UTC), Seed: int64(i), Entries: 300, AvgBytes: 200})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mnt := t.TempDir()
+	// A 1 MiB cache holds a handful of these sessions (about 60 KB each,
+	// parsed, with their renderings).
+	m, err := Mount(mnt, Options{SessionsDir: store, CacheBytes: 1 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Unmount() })
+	if out, err := exec.Command("grep", "-rlc", "NEEDLE-NOT-THERE", mnt).CombinedOutput(); err == nil || len(out) > 0 {
+		t.Fatalf("grep -r: %v %s", err, out)
+	}
+	// held counts the sessions whose heavy folders pifs still holds nodes
+	// below.
+	held := func() (bool, string) {
+		pn := m.root.EmbeddedInode().GetChild("--home-user-big--")
+		if pn == nil {
+			return false, "the project is not held at all"
+		}
+		count, walked := 0, 0
+		for _, sn := range pn.Children() {
+			for _, name := range []string{"entries", "branches", "tree"} {
+				if d := sn.GetChild(name); d != nil && len(d.Children()) > 0 {
+					count++
+					break
+				}
+			}
+			if sn.GetChild("entries") != nil || sn.GetChild("session.jsonl") != nil {
+				walked++
+			}
+		}
+		return count <= n/3 && walked == n, fmt.Sprintf("%d of %d walked sessions still hold entry nodes", count, walked)
+	}
+	eventually(t, "the nodes of evicted sessions are let go", held)
 }

@@ -80,6 +80,50 @@ func (r *Root) Apply(changes []sessions.Change) {
 	}
 }
 
+// heavyFolders are a session folder's folders of one name per entry: a walk
+// (grep -r, tar) leaves the kernel holding a node for each name in them,
+// and pifs one for each node the kernel holds.
+var heavyFolders = []string{entriesName, branchesName, treeName}
+
+// Evictions signals that sessions were dropped from the cache: Shed should
+// run.
+func (r *Root) Evictions() <-chan struct{} { return r.st.shed }
+
+// Shed asks the kernel to forget the names below the entries/, branches/
+// and tree/ folders of the sessions dropped from the cache, so that what
+// pifs holds for a walk of the store (a node per name the kernel looked up)
+// follows its cache, not everything the walk passed. It counts the
+// folders it let go. A folder in use (someone's working directory, an open
+// file below it) stays valid for its users; a new path to it is looked up
+// again.
+//
+// Like Apply, it must not run in a FUSE handler.
+func (r *Root) Shed() int {
+	r.st.mu.Lock()
+	keys := r.st.evicted
+	r.st.evicted = nil
+	r.st.mu.Unlock()
+	root := r.EmbeddedInode()
+	n := 0
+	for _, k := range keys {
+		pn := root.GetChild(k.project)
+		if pn == nil {
+			continue
+		}
+		sn := pn.GetChild(k.name)
+		if sn == nil || r.st.isParsed(k) {
+			continue // parsed again since: in use
+		}
+		for _, name := range heavyFolders {
+			if sn.GetChild(name) != nil {
+				sn.NotifyEntry(name)
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // forget drops a name the kernel may hold.
 func forget(parent *fs.Inode, name string) {
 	parent.NotifyEntry(name)

@@ -32,6 +32,11 @@ type store struct {
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
 
+	// evicted are the sessions dropped from the cache since Root.Shed last
+	// ran, and shed signals them (see Root.Shed).
+	evicted []sessionKey
+	shed    chan struct{}
+
 	cwdCache    *cwdTree
 	byNameCache map[string]*byName
 	usage       usageCache
@@ -44,7 +49,18 @@ func newStore(dir string, budget int64) *store {
 	if budget < 1<<20 {
 		budget = 1 << 20
 	}
-	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{}}
+	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{},
+		shed: make(chan struct{}, 1)}
+}
+
+// sessionKey names a session folder and its file.
+type sessionKey struct{ project, name, path string }
+
+// isParsed tells whether a session is in the cache.
+func (st *store) isParsed(k sessionKey) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.parsed[k.path] != nil
 }
 
 // validProject tells whether a name can be a project folder in the mount.
@@ -291,6 +307,11 @@ func (st *store) account(s *session, cost int64) {
 		delete(st.parsed, old.path)
 		st.used -= old.cost
 		old.evicted = true
+		st.evicted = append(st.evicted, sessionKey{old.project, old.name, old.path})
+		select {
+		case st.shed <- struct{}{}:
+		default:
+		}
 	}
 }
 

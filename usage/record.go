@@ -3,6 +3,7 @@ package usage
 import (
 	"bytes"
 	"math"
+	"slices"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
@@ -42,8 +43,13 @@ func label(provider, model string) string {
 func Records(entries []*sessions.Entry) []Record {
 	var c Collector
 	c.Add(entries...)
-	return c.Records()
+	return c.kept()
 }
+
+// kept is the records at their size, for keeping: the usage of a whole
+// store is kept between reports, and append's spare capacity is up to as
+// much again.
+func (c *Collector) kept() []Record { return slices.Clone(c.records) }
 
 // Collector gathers a session's records as its file grows: Add the entries
 // appended since the last call. When the log was reset (sessions.Log.Refresh
@@ -189,7 +195,7 @@ func Scan(path string) (records []Record, name string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return c.Records(), name, nil
+	return c.kept(), name, nil
 }
 
 // mayCount lets through every line that can carry a record or a session
