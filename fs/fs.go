@@ -73,9 +73,11 @@ type FS struct {
 	logger     *slog.Logger
 	// mounted is set once server is: the watcher notifies only then.
 	mounted atomic.Bool
-	// stop ends the goroutine that sheds evicted sessions (see shed).
+	// stop ends the goroutine that delivers (see deliver); applyMu keeps
+	// it and the watcher's apply one at a time.
 	stop     chan struct{}
 	stopOnce sync.Once
+	applyMu  sync.Mutex
 }
 
 // fstabOnly are options that mean something to mount(8), mount.fuse3,
@@ -241,7 +243,8 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	f.server = server
 	f.mounted.Store(true)
 	f.stop = make(chan struct{})
-	go f.shed()
+	go f.deliver()
+	root.Notifying()
 	if missing {
 		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
 	}
@@ -311,7 +314,8 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 // change events keep them current.
 const cacheTimeout = 30 * time.Second
 
-// apply runs in the watcher's goroutine, the only one that notifies.
+// apply runs in the watcher's goroutine; deliver is the only other one
+// that notifies.
 func (f *FS) apply(changes []sessions.Change) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -321,26 +325,34 @@ func (f *FS) apply(changes []sessions.Change) {
 	if !f.mounted.Load() {
 		return // not mounted yet: the kernel holds nothing
 	}
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
 	f.root.Apply(changes)
 }
 
-// shed lets the kernel forget the entry names of sessions dropped from the
-// cache (nodes.Root.Shed), so that memory after a walk of a large store
-// follows the cache budget. Like apply, it runs outside FUSE handlers.
-func (f *FS) shed() {
-	defer func() {
-		if r := recover(); r != nil {
-			f.logger.Error(fmt.Sprintf("panic while shedding: %v", r), "stack", string(debug.Stack()))
-		}
-	}()
+// deliver tells the kernel what the mount changed itself and lets it forget
+// the entry names of sessions dropped from the cache (nodes.Root.Deliver).
+// Like apply, it runs outside FUSE handlers.
+func (f *FS) deliver() {
 	for {
 		select {
 		case <-f.stop:
 			return
-		case <-f.root.Evictions():
-			f.root.Shed()
+		case <-f.root.Work():
+			f.deliverOnce()
 		}
 	}
+}
+
+func (f *FS) deliverOnce() {
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			f.logger.Error(fmt.Sprintf("panic while notifying: %v", r), "stack", string(debug.Stack()))
+		}
+	}()
+	f.root.Deliver()
 }
 
 // stopped stops the goroutines that serve the mount besides the server.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,4 +96,79 @@ func TestWalkShedsEvictedSessions(t *testing.T) {
 		return count <= n/3 && walked == n, fmt.Sprintf("%d of %d walked sessions still hold entry nodes", count, walked)
 	}
 	eventually(t, "the nodes of evicted sessions are let go", held)
+}
+
+// TestListingKeptByKernel: a folder listed again is not listed by pifs
+// again (the kernel keeps the listing, FOPEN_CACHE_DIR) until it changes:
+// a session another program writes shows in the next listing, and one
+// created through the mount, and the sizes of a session's views after an
+// append through it, show to the very next command.
+func TestListingKeptByKernel(t *testing.T) {
+	store := demoStore(t)
+	mnt := t.TempDir()
+	m, err := Mount(mnt, Options{SessionsDir: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Unmount() })
+	proj := filepath.Join(mnt, "--home-user-proj--")
+	list := func() []string {
+		ents, err := os.ReadDir(proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	first := list()
+	before := m.root.Listings()
+	for range 5 {
+		list()
+	}
+	if n := m.root.Listings() - before; n != 0 {
+		t.Errorf("5 listings of an unchanged folder listed it %d times in pifs; want 0 (the kernel keeps it)", n)
+	}
+	// Another program adds a session.
+	src, _ := filepath.Glob(filepath.Join(store, "--home-user-proj--", "*.jsonl"))
+	data, err := os.ReadFile(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `"id":"`, `"id":"x`, 1))
+	if err := os.WriteFile(filepath.Join(store, "--home-user-proj--", "2030-01-01T00-00-00-000Z_copy.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a session written by another program is listed", func() (bool, string) {
+		names := list()
+		return len(names) == len(first)+1, fmt.Sprint(names)
+	})
+	// Through the mount, the next command sees what a write did.
+	if err := os.WriteFile(filepath.Join(proj, "new"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if names := list(); len(names) != len(first)+2 {
+		t.Errorf("the listing right after a session was created through new: %d names, want %d", len(names), len(first)+2)
+	}
+	s := filepath.Join(proj, strings.TrimSuffix(filepath.Base(src[0]), ".jsonl"))
+	fi, err := os.Stat(filepath.Join(s, "context.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s, "append"), []byte("one more message\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(filepath.Join(s, "context.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(filepath.Join(s, "context.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() == fi.Size() || after.Size() != int64(len(data)) {
+		t.Errorf("context.json right after an append through the mount: stat says %d bytes (before: %d), it has %d", after.Size(), fi.Size(), len(data))
+	}
 }

@@ -118,21 +118,21 @@ func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.In
 	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
 }
 
-// OpendirHandle lists the folder once per open, and answers the lookups
-// of READDIRPLUS itself (see costly).
+// OpendirHandle opens a folder. The kernel keeps what a listing gave
+// (FOPEN_CACHE_DIR) until the watcher says the folder changed (Apply's
+// NotifyContent, or NotifyEntry of a name in it), so a listing repeated
+// costs one OPENDIR, and the handle lists the folder only when the kernel
+// reads it; it then answers the lookups of READDIRPLUS itself (see costly).
 func (d *dir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	entries, errno := d.entries()
-	if errno != 0 {
-		return nil, 0, errno
-	}
-	return &dirHandle{d: d, entries: entries}, 0, 0
+	return &dirHandle{d: d}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// dirHandle is an open folder: its entries as listed at open.
+// dirHandle is an open folder: its entries as listed at the first read.
 type dirHandle struct {
 	d       *dir
 	mu      sync.Mutex
 	entries []fuse.DirEntry
+	listed  bool
 	pos     int
 }
 
@@ -143,9 +143,25 @@ var (
 	_ = (fs.FileLookuper)((*dirHandle)(nil))
 )
 
+// list lists the folder once per open. h.mu is held.
+func (h *dirHandle) list() syscall.Errno {
+	if h.listed {
+		return 0
+	}
+	entries, errno := h.d.entries()
+	if errno != 0 {
+		return errno
+	}
+	h.entries, h.listed = entries, true
+	return 0
+}
+
 func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if errno := h.list(); errno != 0 {
+		return nil, errno
+	}
 	if h.pos >= len(h.entries) {
 		return nil, 0
 	}
@@ -159,6 +175,9 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if errno := h.list(); errno != 0 {
+		return errno
+	}
 	h.pos = int(min(off, uint64(len(h.entries))))
 	return 0
 }
@@ -186,6 +205,7 @@ func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 
 // entries is the listing: ".", "..", then the children sorted by name.
 func (d *dir) entries() ([]fuse.DirEntry, syscall.Errno) {
+	d.r.listings.Add(1)
 	list, err := d.src.list()
 	if err != nil {
 		return nil, d.r.errno(err)

@@ -80,8 +80,8 @@ func (r *Root) create(plans []newSession) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.st.x.Update(filepath.Dir(path)) // a new project folder
-		r.st.x.Update(path)
+		r.st.update(filepath.Dir(path)) // a new project folder
+		r.st.update(path)
 		reply = append(reply, p.project+"/"+strings.TrimSuffix(p.file, ".jsonl")+"\n"...)
 	}
 	return reply, nil

@@ -1,6 +1,8 @@
 package nodes
 
 import (
+	"time"
+
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/pifs/pifs/sessions"
 )
@@ -85,27 +87,31 @@ func (r *Root) Apply(changes []sessions.Change) {
 // and pifs one for each node the kernel holds.
 var heavyFolders = []string{entriesName, branchesName, treeName}
 
-// Evictions signals that sessions were dropped from the cache: Shed should
-// run.
-func (r *Root) Evictions() <-chan struct{} { return r.st.shed }
+// Work signals that Deliver has something to do.
+func (r *Root) Work() <-chan struct{} { return r.st.out.signal }
 
-// Shed asks the kernel to forget the names below the entries/, branches/
-// and tree/ folders of the sessions dropped from the cache, so that what
-// pifs holds for a walk of the store (a node per name the kernel looked up)
-// follows its cache, not everything the walk passed. It counts the
-// folders it let go. A folder in use (someone's working directory, an open
-// file below it) stays valid for its users; a new path to it is looked up
-// again.
+// Notifying tells the Root that a goroutine runs Deliver whenever Work
+// signals: from then on a write through a control returns once the kernel
+// was told what it changed.
+func (r *Root) Notifying() { r.notifying.Store(true) }
+
+// Deliver tells the kernel what pifs changed itself (as Apply does for the
+// watcher's changes) and sheds the sessions dropped from the cache: it asks
+// the kernel to forget the names below their entries/, branches/ and tree/
+// folders, so that what pifs holds for a walk of the store (a node per name
+// the kernel looked up) follows its cache, not everything the walk passed.
+// A folder in use (someone's working directory, an open file below it)
+// stays valid for its users; a new path to it is looked up again. It
+// returns how many folders it let go.
 //
 // Like Apply, it must not run in a FUSE handler.
-func (r *Root) Shed() int {
-	r.st.mu.Lock()
-	keys := r.st.evicted
-	r.st.evicted = nil
-	r.st.mu.Unlock()
+func (r *Root) Deliver() int {
+	changes, evicted, done := r.st.out.take()
+	defer done()
+	r.Apply(changes)
 	root := r.EmbeddedInode()
 	n := 0
-	for _, k := range keys {
+	for _, k := range evicted {
 		pn := root.GetChild(k.project)
 		if pn == nil {
 			continue
@@ -122,6 +128,14 @@ func (r *Root) Shed() int {
 		}
 	}
 	return n
+}
+
+// settle waits, after a write through a control, until the kernel was
+// told what it changed, for a second at most.
+func (r *Root) settle() {
+	if r.notifying.Load() {
+		r.st.out.wait(time.Second)
+	}
 }
 
 // forget drops a name the kernel may hold.

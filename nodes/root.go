@@ -11,6 +11,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -67,6 +68,9 @@ type Root struct {
 	log      *slog.Logger
 	refused  refusals
 	removals removals
+	// notifying: a goroutine delivers the outbox (see Notifying).
+	notifying atomic.Bool
+	listings  atomic.Int64
 }
 
 var (
@@ -408,3 +412,7 @@ func (r *Root) Index() *sessions.Index { return r.st.x }
 // Parsed counts the sessions this mount has parsed (for tests that guard
 // a cost).
 func (r *Root) Parsed() int64 { return r.st.opened.Load() }
+
+// Listings counts the folders this mount has listed (for tests that guard
+// a cost).
+func (r *Root) Listings() int64 { return r.listings.Load() }

@@ -32,10 +32,8 @@ type store struct {
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
 
-	// evicted are the sessions dropped from the cache since Root.Shed last
-	// ran, and shed signals them (see Root.Shed).
-	evicted []sessionKey
-	shed    chan struct{}
+	// out is what the kernel must be told (see Root.Deliver).
+	out *outbox
 
 	cwdCache    *cwdTree
 	byNameCache map[string]*byName
@@ -50,7 +48,13 @@ func newStore(dir string, budget int64) *store {
 		budget = 1 << 20
 	}
 	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{},
-		shed: make(chan struct{}, 1)}
+		out: newOutbox()}
+}
+
+// update looks again at a path of the store that pifs itself changed (or
+// is about to change), and queues what changed for the kernel.
+func (st *store) update(path string) {
+	st.out.put(st.x.Update(path))
 }
 
 // sessionKey names a session folder and its file.
@@ -202,7 +206,7 @@ func (st *store) useSession(project, name string, fresh bool, fn func(s *session
 		return err
 	}
 	if fresh {
-		st.x.Update(f.Path)
+		st.update(f.Path)
 		if f, err = st.meta(project, name); err != nil {
 			return err
 		}
@@ -307,11 +311,7 @@ func (st *store) account(s *session, cost int64) {
 		delete(st.parsed, old.path)
 		st.used -= old.cost
 		old.evicted = true
-		st.evicted = append(st.evicted, sessionKey{old.project, old.name, old.path})
-		select {
-		case st.shed <- struct{}{}:
-		default:
-		}
+		st.out.put(nil, sessionKey{old.project, old.name, old.path})
 	}
 }
 
@@ -374,7 +374,7 @@ func (st *store) latest(project string) (*sessions.File, bool) {
 // it: the writer reads its own write at once (the watcher tells the kernel
 // later). s.mu is held.
 func (st *store) reread(s *session) error {
-	st.x.Update(s.path)
+	st.update(s.path)
 	f, err := st.meta(s.project, s.name)
 	if err != nil {
 		return err

@@ -171,6 +171,7 @@ func (h *controlHandle) commit() syscall.Errno {
 		return h.fail(err)
 	}
 	h.reply = append(h.reply, reply...)
+	h.f.r.settle()
 	return 0
 }
 
