@@ -212,6 +212,18 @@ func BenchmarkContextJSON(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		out := ContextJSON(t.Context())
+		b.SetBytes(int64(len(out)))
+	}
+}
+
+// BenchmarkContextJSONIndent is how context.json was made before
+// ContextJSON: the compact context, then Indent.
+func BenchmarkContextJSONIndent(b *testing.B) {
+	t := big(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
 		out := Indent(nil, t.Context().JSON())
 		b.SetBytes(int64(len(out)))
 	}
