@@ -168,6 +168,7 @@ func FuzzTranscript(f *testing.F) {
 		}
 		tr := tree.New(l)
 		checkTranscripts(t, "fuzz", tr)
+		checkSizes(t, "fuzz", tr, true)
 		// The page escapes whatever the entries hold.
 		page := TranscriptHTML(PageOf(tr), tr.LeafPath())
 		if o, c := bytes.Count(page, []byte("<details")), bytes.Count(page, []byte("</details>")); o != c {
