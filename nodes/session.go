@@ -79,10 +79,12 @@ func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time
 	return data, activity(f), nil
 }
 
-// renderSize is the size of a rendering of the session: recorded with the
-// index's version of the file, so that stat renders a view at most once
-// while the file is unchanged, however often the session is evicted.
-func (s sessionRef) renderSize(key string, make func(*session) []byte) (int64, time.Time, error) {
+// renderSize is the size of a rendering of the session, counted by count
+// (which gives exactly the rendering's length) without keeping the bytes;
+// cat renders them. It is recorded with the index's version of the file,
+// so that stat counts a view at most once while the file is unchanged,
+// however often the session is evicted.
+func (s sessionRef) renderSize(key string, count func(*session) int64) (int64, time.Time, error) {
 	f, err := s.meta()
 	if err != nil {
 		return 0, time.Time{}, err
@@ -90,8 +92,32 @@ func (s sessionRef) renderSize(key string, make func(*session) []byte) (int64, t
 	if n, ok := f.Size(key); ok {
 		return n, activity(f), nil
 	}
-	data, mt, err := s.render(key, make)
-	return int64(len(data)), mt, err
+	var n int64
+	err = s.with(func(ss *session) error {
+		n, f = sizeOf(ss, key, count), ss.file
+		return nil
+	})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return n, activity(f), nil
+}
+
+// sizeOf is the size of the rendering key of the session's version: the
+// one recorded with its file, the held rendering's, or counted; it is
+// recorded with the file. ss.mu is held.
+func sizeOf(ss *session, key string, count func(*session) int64) int64 {
+	if n, ok := ss.file.Size(key); ok {
+		return n
+	}
+	var n int64
+	if data, ok := ss.renders[key].([]byte); ok {
+		n = int64(len(data))
+	} else {
+		n = count(ss)
+	}
+	ss.file.SetSize(key, n)
+	return n
 }
 
 // Names in a session folder.
@@ -323,12 +349,20 @@ func newInfoFile(s sessionRef) *infoFile {
 	return f
 }
 
-func (f *infoFile) content() ([]byte, time.Time, error) {
-	return f.s.render(infoName, func(ss *session) []byte { return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime)) })
+func renderInfo(ss *session) []byte {
+	return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime))
 }
 
+func (f *infoFile) content() ([]byte, time.Time, error) {
+	return f.s.render(infoName, renderInfo)
+}
+
+// size renders info.json and keeps it: it is small, and what it costs is
+// the summary it shows, which counting would compute as well.
 func (f *infoFile) size() (int64, time.Time, error) {
-	return f.s.renderSize(infoName, func(ss *session) []byte { return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime)) })
+	return f.s.renderSize(infoName, func(ss *session) int64 {
+		return int64(len(rendered(f.s.r.st, ss, infoName, bytesSize, func() []byte { return renderInfo(ss) })))
+	})
 }
 
 // pathView is a rendering of a path of the session: to its leaf (the
@@ -339,8 +373,10 @@ type pathView struct {
 	at     string
 	branch bool
 	name   string
-	// make renders the view with at as the leaf ("": the session's leaf).
-	make func(ss *session, at string) []byte
+	// make renders the view with at as the leaf ("": the session's leaf),
+	// and count gives its length without keeping it.
+	make  func(ss *session, at string) []byte
+	count func(ss *session, at string) int64
 }
 
 func (v pathView) content() ([]byte, time.Time, error) {
@@ -352,10 +388,9 @@ func (v pathView) content() ([]byte, time.Time, error) {
 
 func (v pathView) size() (int64, time.Time, error) {
 	if !v.branch {
-		return v.s.renderSize(v.name, func(ss *session) []byte { return v.make(ss, "") })
+		return v.s.renderSize(v.name, func(ss *session) int64 { return v.count(ss, "") })
 	}
-	data, mt, err := v.content()
-	return int64(len(data)), mt, err
+	return v.s.renderEntrySize(v.at, v.name+"\x00"+v.at, func(ss *session) int64 { return v.count(ss, v.at) }, v.name)
 }
 
 // pathOf is the path a view shows: to the leaf, or to entry at.
@@ -364,6 +399,14 @@ func pathOf(st *store, ss *session, at string) []*sessions.Entry {
 		return ss.tree.LeafPath()
 	}
 	return pathTo(st, ss, at)
+}
+
+// contextOf is the context at the session's leaf, or at entry at.
+func contextOf(ss *session, at string) *tree.Context {
+	if at == "" {
+		return ss.tree.Context()
+	}
+	return ss.tree.ContextAt(at)
 }
 
 // contextFile is context.json: the model context at the session's leaf, or
@@ -375,10 +418,9 @@ type contextFile struct {
 
 func newContextFile(s sessionRef, at string, branch bool) *contextFile {
 	f := &contextFile{pathView: pathView{s, at, branch, contextName, func(ss *session, at string) []byte {
-		if at == "" {
-			return render.Indent(nil, ss.tree.Context().JSON())
-		}
-		return render.Indent(nil, ss.tree.ContextAt(at).JSON())
+		return render.ContextJSON(contextOf(ss, at))
+	}, func(ss *session, at string) int64 {
+		return render.ContextSize(contextOf(ss, at))
 	}}}
 	f.file = file{r: s.r, src: f}
 	return f
@@ -394,6 +436,8 @@ type transcriptFile struct {
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
 	f := &transcriptFile{pathView: pathView{s, at, branch, transcriptName, func(ss *session, at string) []byte {
 		return render.Transcript(pathOf(s.r.st, ss, at))
+	}, func(ss *session, at string) int64 {
+		return render.TranscriptSize(pathOf(s.r.st, ss, at))
 	}}}
 	f.file = file{r: s.r, src: f}
 	return f
@@ -472,6 +516,8 @@ type htmlFile struct {
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
 	f := &htmlFile{pathView: pathView{s, at, branch, htmlName, func(ss *session, at string) []byte {
 		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.r.st, ss, at))
+	}, func(ss *session, at string) int64 {
+		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.r.st, ss, at))
 	}}}
 	f.file = file{r: s.r, src: f}
 	return f
@@ -494,7 +540,7 @@ func (f *nameFile) content() ([]byte, time.Time, error) {
 }
 
 func (f *nameFile) size() (int64, time.Time, error) {
-	return f.s.renderSize(nameName, func(ss *session) []byte { return []byte(ss.tree.Name() + "\n") })
+	return f.s.renderSize(nameName, func(ss *session) int64 { return int64(len(ss.tree.Name()) + 1) })
 }
 
 // leafFile reads the id of the entry the session stands at (an empty line

@@ -50,6 +50,31 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLe
 	return data, mt, err
 }
 
+// renderEntrySize is renderSize for a view of one entry (see renderEntry):
+// its mtime is the entry's.
+func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, atLeaf string) (int64, time.Time, error) {
+	var n int64
+	var mt time.Time
+	err := s.with(func(ss *session) error {
+		node := ss.tree.Node(id)
+		if node == nil {
+			return ErrNotFound
+		}
+		if ss.tree.Leaf() == node.Entry {
+			key = atLeaf
+		}
+		n, mt = sizeOf(ss, key, count), entryMtime(node.Entry)
+		return nil
+	})
+	if err != nil {
+		return 0, mt, err
+	}
+	if mt.IsZero() {
+		mt, err = s.activity()
+	}
+	return n, mt, err
+}
+
 // eachID calls fn for the id of every entry that has one, until it returns
 // true.
 func eachID(t *tree.Tree) func(fn func(string) bool) {

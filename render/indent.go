@@ -31,7 +31,7 @@ func Indent(dst, raw []byte) []byte {
 	// Session JSON grows by about a third when indented; Grow keeps
 	// append's amortized doubling when dst is a long transcript.
 	dst = slices.Grow(dst, len(raw)+len(raw)/2+64)
-	out, ok := appendIndent(dst, raw)
+	out, ok := appendIndent(dst, raw, 0)
 	if !ok {
 		out = append(out[:start], raw...)
 	}
@@ -40,7 +40,7 @@ func Indent(dst, raw []byte) []byte {
 
 // IndentSize is len(Indent(nil, raw)), computed without building it.
 func IndentSize(raw []byte) int {
-	n, ok := indentSize(raw)
+	n, ok := indentSize(raw, 0)
 	if !ok {
 		n = len(raw)
 	}
@@ -69,8 +69,12 @@ func skipWS(b []byte, i int) int {
 }
 
 // appendIndent is Indent without the newline; ok is false for input that
-// encoding/json rejects.
-func appendIndent(dst, b []byte) (_ []byte, ok bool) {
+// encoding/json rejects. base is the depth of the value inside containers
+// the caller writes around it (context.json's messages sit at 2): its
+// lines are indented from there, it may nest maxDepth-base levels, and
+// whitespace after it is dropped, as it is between tokens; at base 0 it is
+// kept, as encoding/json keeps it after the top value.
+func appendIndent(dst, b []byte, base int) (_ []byte, ok bool) {
 	// stack[d-1] is '{' or '[' for each open container; a bit per level
 	// would do, but depth is small in practice.
 	var small [64]byte
@@ -83,7 +87,7 @@ func appendIndent(dst, b []byte) (_ []byte, ok bool) {
 		}
 		switch c := b[i]; c {
 		case '{', '[':
-			if len(stack) >= maxDepth {
+			if base+len(stack) >= maxDepth {
 				return dst, false
 			}
 			closer := byte('}')
@@ -98,7 +102,7 @@ func appendIndent(dst, b []byte) (_ []byte, ok bool) {
 			}
 			stack = append(stack, c)
 			dst = append(dst, c)
-			dst = newline(dst, len(stack))
+			dst = newline(dst, base+len(stack))
 			if c == '{' {
 				var ok bool
 				if dst, i, ok = appendKey(dst, b, i); !ok {
@@ -146,6 +150,9 @@ func appendIndent(dst, b []byte) (_ []byte, ok bool) {
 				if skipWS(b, i) != len(b) {
 					return dst, false
 				}
+				if base > 0 {
+					return dst, true
+				}
 				return append(dst, b[i:]...), true
 			}
 			i = skipWS(b, i)
@@ -155,7 +162,7 @@ func appendIndent(dst, b []byte) (_ []byte, ok bool) {
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
 				dst = append(dst, ',')
-				dst = newline(dst, len(stack))
+				dst = newline(dst, base+len(stack))
 				i = skipWS(b, i+1)
 				if top == '{' {
 					var ok bool
@@ -167,7 +174,7 @@ func appendIndent(dst, b []byte) (_ []byte, ok bool) {
 			}
 			if (top == '{' && b[i] == '}') || (top == '[' && b[i] == ']') {
 				stack = stack[:len(stack)-1]
-				dst = newline(dst, len(stack))
+				dst = newline(dst, base+len(stack))
 				dst = append(dst, b[i])
 				i++
 				continue
@@ -198,7 +205,7 @@ func appendKey(dst, b []byte, i int) ([]byte, int, bool) {
 }
 
 // indentSize counts what appendIndent would append.
-func indentSize(b []byte) (n int, ok bool) {
+func indentSize(b []byte, base int) (n int, ok bool) {
 	var small [64]byte
 	stack := small[:0]
 	i := skipWS(b, 0)
@@ -224,7 +231,7 @@ func indentSize(b []byte) (n int, ok bool) {
 		}
 		switch c := b[i]; c {
 		case '{', '[':
-			if len(stack) >= maxDepth {
+			if base+len(stack) >= maxDepth {
 				return n, false
 			}
 			closer := byte('}')
@@ -238,7 +245,7 @@ func indentSize(b []byte) (n int, ok bool) {
 				break
 			}
 			stack = append(stack, c)
-			n += 2 + 2*len(stack)
+			n += 2 + 2*(base+len(stack))
 			if c == '{' && !key() {
 				return n, false
 			}
@@ -281,6 +288,9 @@ func indentSize(b []byte) (n int, ok bool) {
 				if skipWS(b, i) != len(b) {
 					return n, false
 				}
+				if base > 0 {
+					return n, true
+				}
 				return n + len(b) - i, true
 			}
 			i = skipWS(b, i)
@@ -289,7 +299,7 @@ func indentSize(b []byte) (n int, ok bool) {
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
-				n += 2 + 2*len(stack)
+				n += 2 + 2*(base+len(stack))
 				i = skipWS(b, i+1)
 				if top == '{' && !key() {
 					return n, false
@@ -298,7 +308,7 @@ func indentSize(b []byte) (n int, ok bool) {
 			}
 			if (top == '{' && b[i] == '}') || (top == '[' && b[i] == ']') {
 				stack = stack[:len(stack)-1]
-				n += 2 + 2*len(stack)
+				n += 2 + 2*(base+len(stack))
 				i++
 				continue
 			}

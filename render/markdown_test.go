@@ -168,6 +168,7 @@ func FuzzTranscript(f *testing.F) {
 		}
 		tr := tree.New(l)
 		checkTranscripts(t, "fuzz", tr)
+		checkSizes(t, "fuzz", tr, true)
 		// The page escapes whatever the entries hold.
 		page := TranscriptHTML(PageOf(tr), tr.LeafPath())
 		if o, c := bytes.Count(page, []byte("<details")), bytes.Count(page, []byte("</details>")); o != c {
@@ -208,6 +209,18 @@ func big(b *testing.B) *tree.Tree {
 // BenchmarkContextJSON is the cost Transcript is measured against:
 // context.json's bytes at the leaf of the big session.
 func BenchmarkContextJSON(b *testing.B) {
+	t := big(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := ContextJSON(t.Context())
+		b.SetBytes(int64(len(out)))
+	}
+}
+
+// BenchmarkContextJSONIndent is how context.json was made before
+// ContextJSON: the compact context, then Indent.
+func BenchmarkContextJSONIndent(b *testing.B) {
 	t := big(b)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -1,0 +1,137 @@
+// Command sizes times what stat of a session folder's computed views costs
+// over the first N sessions of a store (in path order): parse, then the
+// sizes of context.json, transcript.md, transcript.html and info.json,
+// either by rendering each view and taking its length (-mode render, what
+// pifs did) or by counting it (-mode count). -mode cat renders the views as
+// cat does now (context.json by render.ContextJSON); -mode check compares
+// sizes and renderings for every session. It only reads the store. Run each mode in its own
+// process, so that one's garbage does not cost the other:
+//
+//	go run ./bench/sizes -mode render -n 300 DIR
+//	go run ./bench/sizes -mode count -n 300 DIR
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pifs/pifs/render"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+// step is one measured part of the work, summed over the sessions.
+type step struct {
+	name  string
+	wall  time.Duration
+	alloc uint64 // bytes allocated
+	bytes int64  // the sizes found
+}
+
+func main() {
+	mode := flag.String("mode", "count", "render, count, cat or check")
+	n := flag.Int("n", 300, "sessions")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		log.Fatal("usage: sizes [-mode render|count|cat|check] [-n N] STORE")
+	}
+	var files []string
+	filepath.WalkDir(flag.Arg(0), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && len(files) < *n {
+			files = append(files, p)
+		}
+		return nil
+	})
+
+	steps := []*step{{name: "parse"}, {name: "context.json"}, {name: "transcript.md"}, {name: "transcript.html"}, {name: "info.json"}}
+	var ms runtime.MemStats
+	measure := func(s *step, fn func() int64) {
+		runtime.ReadMemStats(&ms)
+		a := ms.TotalAlloc
+		start := time.Now()
+		s.bytes += fn()
+		s.wall += time.Since(start)
+		runtime.ReadMemStats(&ms)
+		s.alloc += ms.TotalAlloc - a
+	}
+
+	runtime.GC()
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	runtime.ReadMemStats(&ms)
+	gc0, pause0 := ms.NumGC, ms.PauseTotalNs
+	start := time.Now()
+	for _, p := range files {
+		var t *tree.Tree
+		var mtime time.Time
+		measure(steps[0], func() int64 {
+			l, err := sessions.Open(p)
+			if err != nil {
+				log.Fatal(err)
+			}
+			t = tree.New(l)
+			fi, _ := os.Stat(p)
+			mtime = fi.ModTime()
+			return l.Size()
+		})
+		path, page := t.LeafPath(), render.PageOf(t)
+		type view struct {
+			render func() int
+			count  func() int64
+		}
+		views := []view{
+			{func() int { return len(render.Indent(nil, t.Context().JSON())) }, func() int64 { return render.ContextSize(t.Context()) }},
+			{func() int { return len(render.Transcript(path)) }, func() int64 { return render.TranscriptSize(path) }},
+			{func() int { return len(render.TranscriptHTML(page, path)) }, func() int64 { return render.TranscriptHTMLSize(page, path) }},
+			{func() int { return len(render.Info(p, t, mtime)) }, func() int64 { return int64(len(render.Info(p, t, mtime))) }},
+		}
+		for i, v := range views {
+			switch *mode {
+			case "render":
+				measure(steps[i+1], func() int64 { return int64(v.render()) })
+			case "count":
+				measure(steps[i+1], v.count)
+			case "cat":
+				if i == 0 {
+					measure(steps[1], func() int64 { return int64(len(render.ContextJSON(t.Context()))) })
+				} else {
+					measure(steps[i+1], func() int64 { return int64(v.render()) })
+				}
+			case "check":
+				if r, c := v.render(), v.count(); int64(r) != c {
+					log.Fatalf("%s: %s: rendered %d bytes, counted %d", p, steps[i+1].name, r, c)
+				}
+				if i == 0 && string(render.ContextJSON(t.Context())) != string(render.Indent(nil, t.Context().JSON())) {
+					log.Fatalf("%s: ContextJSON differs", p)
+				}
+			default:
+				log.Fatalf("unknown mode %q", *mode)
+			}
+		}
+	}
+	wall := time.Since(start)
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	runtime.ReadMemStats(&ms)
+	cpu := time.Duration(ru.Utime.Nano()+ru.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()) * time.Nanosecond
+
+	fmt.Printf("%d sessions, %.0f MB, mode %s\n", len(files), float64(steps[0].bytes)/1e6, *mode)
+	if *mode == "check" {
+		fmt.Println("every size is its rendering's length; ContextJSON is Indent(JSON())")
+		return
+	}
+	fmt.Printf("%-16s %9s %12s %12s\n", "step", "wall", "allocated", "view bytes")
+	for _, s := range steps {
+		fmt.Printf("%-16s %8.3fs %10.1f MB %10.1f MB\n", s.name, s.wall.Seconds(), float64(s.alloc)/1e6, float64(s.bytes)/1e6)
+	}
+	fmt.Printf("total wall %.3fs, cpu %.3fs (the collector's share on other cores included), %d GCs, pauses %.1f ms\n",
+		wall.Seconds(), cpu.Seconds(), ms.NumGC-gc0, float64(ms.PauseTotalNs-pause0)/1e6)
+}
