@@ -71,16 +71,6 @@ var entryExamples = map[string]string{
 
 const malformedAppend = `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`
 
-// CheckAppendLine checks what a line for append can be checked for without
-// the session: that a line starting with "{" is JSON. It is cheap, for use
-// before the session's lock is taken.
-func CheckAppendLine(line []byte) error {
-	if v := jsjson.TrimWS(line); len(v) > 0 && v[0] == '{' && !jsjson.Valid(v) {
-		return refuse(ErrInvalid, malformedAppend)
-	}
-	return nil
-}
-
 // NameLine sets the session's name (pi's /name); an empty line clears it.
 func (b *Builder) NameLine(line []byte) error {
 	b.Name(string(line))

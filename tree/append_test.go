@@ -150,17 +150,6 @@ func TestAppendLineBatch(t *testing.T) {
 	}
 }
 
-func TestCheckAppendLine(t *testing.T) {
-	for _, ok := range []string{"", "hi", "[1", `{"a":1}`, " {\"role\":\"user\"} "} {
-		if err := tree.CheckAppendLine([]byte(ok)); err != nil {
-			t.Errorf("%q: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"{", ` {"a":}`, `{"a":1} x`} {
-		refusal(t, tree.CheckAppendLine([]byte(bad)), tree.ErrInvalid, `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`)
-	}
-}
-
 // TestPrepareAppend: what needs no session is refused by PrepareAppend,
 // before any session is looked at; what names an entry passes it and is
 // refused by AppendPrepared. A prepared line builds the same entry in
