@@ -14,18 +14,40 @@ import (
 // append schema); nodes resolves the names the mount shows and the
 // sessions of the store.
 
-// nameLine sets the session's name (pi's /name); an empty line clears it.
-func nameLine(ss *session, b *tree.Builder, line []byte) error { return b.NameLine(line) }
+// asIs prepares a line of name or leaf: it is taken as it is.
+func asIs(line []byte) ([]byte, error) { return line, nil }
 
-// leafLine moves the leaf to an entry id, label or name the mount shows
-// (pi's /tree); an empty line moves it before the first entry.
-func leafLine(ss *session, b *tree.Builder, line []byte) error {
-	return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.tree, b, ref) })
+// nameControl is name: each line sets the session's name (pi's /name); an
+// empty line clears it.
+func nameControl(s sessionRef) sessionControl[[]byte] {
+	return sessionControl[[]byte]{s, nameName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
+		return b.NameLine(line)
+	}}
 }
 
-// appendLine adds one entry at the leaf (tree.Builder.AppendLine).
-func appendLine(ss *session, b *tree.Builder, line []byte) error {
-	return b.AppendLine(line, float64(time.Now().UnixMilli()))
+// leafControl is leaf: each line moves the leaf to an entry id, label or
+// name the mount shows (pi's /tree); an empty line moves it before the
+// first entry.
+func leafControl(s sessionRef) sessionControl[[]byte] {
+	return sessionControl[[]byte]{s, leafName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
+		return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.tree, b, ref) })
+	}}
+}
+
+// appendControl is append: each line adds one entry at the leaf. A line is
+// parsed, checked and encoded before the session is locked
+// (tree.PrepareAppend); under the lock, only what needs the session is
+// done (tree.Builder.AppendPrepared).
+func appendControl(s sessionRef) sessionControl[*tree.PreparedLine] {
+	return sessionControl[*tree.PreparedLine]{s, appendName, prepareAppend, appendPrepared}
+}
+
+func prepareAppend(line []byte) (*tree.PreparedLine, error) {
+	return tree.PrepareAppend(line, float64(time.Now().UnixMilli()))
+}
+
+func appendPrepared(ss *session, b *tree.Builder, p *tree.PreparedLine) error {
+	return b.AppendPrepared(p)
 }
 
 // resolveRef finds the entry a user names: an id (also one built earlier in
@@ -117,7 +139,7 @@ type forkControl struct{ s sessionRef }
 
 func (c forkControl) refused(err error) { c.s.refused(err) }
 
-func (c forkControl) run(lines [][]byte) ([]byte, error) {
+func (c forkControl) run(_ any, lines [][]byte) ([]byte, error) {
 	if c.s.r.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -194,7 +216,7 @@ func (c newControl) refused(err error) {
 	c.r.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
-func (c newControl) run(lines [][]byte) ([]byte, error) {
+func (c newControl) run(_ any, lines [][]byte) ([]byte, error) {
 	if c.r.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}

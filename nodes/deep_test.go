@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pifs/pifs/tree"
 )
 
 // deepLine is a message whose content is an array nested depth deep.
@@ -14,12 +16,12 @@ func deepLine(depth int) []byte {
 	return []byte(`{"role":"user","content":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
 }
 
-func deepStore(t testing.TB) sessionControl {
+func deepStore(t testing.TB) sessionControl[*tree.PreparedLine] {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
 	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return sessionControl{sessionRef{r, "p", "s"}, appendName, appendLine}
+	return appendControl(sessionRef{r, "p", "s"})
 }
 
 func benchDeep(b *testing.B, depth int) {
@@ -27,7 +29,7 @@ func benchDeep(b *testing.B, depth int) {
 	line := deepLine(depth)
 	b.SetBytes(int64(len(line)))
 	for i := 0; i < b.N; i++ {
-		if _, err := c.run([][]byte{line}); err != nil {
+		if _, err := c.run(nil, [][]byte{line}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,20 +39,28 @@ func BenchmarkAppendDeep10k(b *testing.B)  { benchDeep(b, 10_000) }
 func BenchmarkAppendDeep100k(b *testing.B) { benchDeep(b, 100_000) }
 
 // TestAppendDeep: append takes a message nested 100k deep, as arrays and
-// as objects (it was quadratic: 25 s at this depth), and the session reads
-// it back whole.
+// as objects (it was quadratic: 25 s at this depth), alone and as a
+// transaction (checked as written, built again at commit from the line as
+// prepared then), and the session reads it back whole.
 func TestAppendDeep(t *testing.T) {
 	const depth = 100_000
 	c := deepStore(t)
 	objects := []byte(`{"role":"user","content":[{"type":"text","text":"deep","x":` + strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth) + `}]}`)
 	for _, line := range [][]byte{deepLine(depth), objects} {
-		if _, err := c.run([][]byte{line}); err != nil {
+		if _, err := c.run(nil, [][]byte{line}); err != nil {
+			t.Fatal(err)
+		}
+		state, err := c.check(nil, 0, [][]byte{line})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.run(state, [][]byte{line}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	err := c.s.with(func(ss *session) error {
-		if n := len(ss.tree.Entries()); n != 2 {
-			t.Errorf("%d entries, want 2", n)
+		if n := len(ss.tree.Entries()); n != 4 {
+			t.Errorf("%d entries, want 4", n)
 		}
 		return nil
 	})

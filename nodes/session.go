@@ -531,7 +531,7 @@ type nameFile struct {
 
 func newNameFile(s sessionRef) *nameFile {
 	f := &nameFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: sessionControl{s, nameName, nameLine}}
+	f.file = file{r: s.r, src: f, ctl: nameControl(s)}
 	return f
 }
 
@@ -552,7 +552,7 @@ type leafFile struct {
 
 func newLeafFile(s sessionRef) *leafFile {
 	f := &leafFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: sessionControl{s, leafName, leafLine}}
+	f.file = file{r: s.r, src: f, ctl: leafControl(s)}
 	return f
 }
 
@@ -574,7 +574,7 @@ type appendFile struct {
 
 func newAppendFile(s sessionRef) *appendFile {
 	f := &appendFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: sessionControl{s, appendName, appendLine}}
+	f.file = file{r: s.r, src: f, ctl: appendControl(s)}
 	return f
 }
 

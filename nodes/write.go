@@ -26,18 +26,21 @@ import (
 // Everything written through one open file is one transaction (bash's echo
 // and printf make one write(2) per line). Each write's complete lines are
 // checked as they come, after the transaction's earlier lines, by the
-// control's check; the first bad line fails its write with its errno,
-// discards the whole transaction and refuses every later write of that open
-// file. The transaction takes effect all at once, at close (Flush: the
-// kernel sends one at every close of a descriptor of the open file, so a
-// shell's `cmd >&3`, which closes a duplicate of 3 afterwards, commits), at
-// fsync, or when the same open file is read (so that `exec 3<>fork; echo ID
-// >&3; read -r p <&3` works): the control's run builds every line again
-// against the session as it is then (pi may have appended meanwhile) and
-// appends the result in one O_APPEND write(2); a line that fails now refuses
-// the whole transaction at that close, fsync or read. A refusal's reason
-// goes to the caller as an errno, to the session's errors file and to the
-// log. A transaction is bounded (maxTxn): past it, EFBIG.
+// control's check: a session control first prepares each line with the
+// session unlocked (for append: parses, checks and encodes it), then builds
+// it against the session, locked. The first bad line fails its write with
+// its errno, discards the whole transaction and refuses every later write
+// of that open file. The transaction takes effect all at once, at close
+// (Flush: the kernel sends one at every close of a descriptor of the open
+// file, so a shell's `cmd >&3`, which closes a duplicate of 3 afterwards,
+// commits), at fsync, or when the same open file is read (so that `exec
+// 3<>fork; echo ID >&3; read -r p <&3` works): the control's run builds
+// every line again, from the lines as prepared, against the session as it
+// is then (pi may have appended meanwhile) and appends the result in one
+// O_APPEND write(2); a line that fails now refuses the whole transaction at
+// that close, fsync or read. A refusal's reason goes to the caller as an
+// errno, to the session's errors file and to the log. A transaction is
+// bounded (maxTxn): past it, EFBIG.
 
 // maxLine bounds the line an open control buffers (a message may carry
 // images, so it is generous).
@@ -55,9 +58,11 @@ type control interface {
 	// first the number of lines before these (for messages).
 	check(state any, first int, lines [][]byte) (any, error)
 	// run carries out a whole transaction, all or none, checking it again
-	// against the store as it is now. It returns what reading the same
-	// open file gives afterwards (nil: the file's own content).
-	run(lines [][]byte) (reply []byte, err error)
+	// against the store as it is now; state is what the transaction's
+	// last check returned (nil when it was not checked), from which it may
+	// take what does not depend on the store. It returns what reading the
+	// same open file gives afterwards (nil: the file's own content).
+	run(state any, lines [][]byte) (reply []byte, err error)
 	// refused records why a write was refused.
 	refused(err error)
 }
@@ -164,9 +169,9 @@ func (h *controlHandle) commit() syscall.Errno {
 	if len(h.txn) == 0 {
 		return 0
 	}
-	lines := h.txn
+	lines, state := h.txn, h.state
 	h.txn, h.state, h.size = nil, nil, len(h.pending)
-	reply, err := h.f.ctl.run(lines)
+	reply, err := h.f.ctl.run(state, lines)
 	if err != nil {
 		return h.fail(err)
 	}
@@ -322,69 +327,100 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 }
 
 // sessionControl is a control of a session folder whose lines each build
-// entries of that session (name, leaf, append).
-type sessionControl struct {
-	s    sessionRef
-	ctl  string
-	line func(ss *session, b *tree.Builder, line []byte) error
+// entries of that session (name, leaf, append). prepare does for a line
+// what needs no session (for append: parse, check and encode it), before
+// the session's lock is taken, so that a long line never holds up the
+// session's readers; add builds a prepared line into the batch, under the
+// lock, against the session as it is then.
+type sessionControl[P any] struct {
+	s       sessionRef
+	ctl     string
+	prepare func(line []byte) (P, error)
+	add     func(ss *session, b *tree.Builder, p P) error
 }
 
-func (c sessionControl) run(lines [][]byte) ([]byte, error) {
-	if err := c.precheck(0, lines); err != nil {
-		return nil, err
+var (
+	_ control = sessionControl[*tree.PreparedLine]{}
+	_ control = forkControl{}
+	_ control = newControl{}
+)
+
+// sessionTxn is what a session control's check keeps of a transaction:
+// its lines as prepared, for run, and the batch they built, for checking
+// the next lines.
+type sessionTxn[P any] struct {
+	prepared []P
+	b        *tree.Builder
+}
+
+// run builds the transaction's lines again against the session as it is
+// now and appends them. The lines check prepared are used as they are.
+func (c sessionControl[P]) run(state any, lines [][]byte) ([]byte, error) {
+	var prepared []P
+	if txn, _ := state.(*sessionTxn[P]); txn != nil && len(txn.prepared) == len(lines) {
+		prepared = txn.prepared
+	} else {
+		var err error
+		if prepared, err = c.prepareAll(0, lines); err != nil {
+			return nil, err
+		}
 	}
 	return nil, c.s.change(func(ss *session, b *tree.Builder) error {
-		return c.build(ss, b, 0, lines)
+		return c.build(ss, b, 0, prepared)
 	})
 }
 
-func (c sessionControl) build(ss *session, b *tree.Builder, first int, lines [][]byte) error {
-	for i, l := range lines {
-		if err := c.line(ss, b, l); err != nil {
+func (c sessionControl[P]) build(ss *session, b *tree.Builder, first int, prepared []P) error {
+	for i, p := range prepared {
+		if err := c.add(ss, b, p); err != nil {
 			return lineError(c.ctl, first+i+1, err)
 		}
 	}
 	return nil
 }
 
-// check builds lines on the batch of the earlier ones (a *tree.Builder),
-// against the session as it is now, and keeps the result only to check
-// the next lines: run builds them all again.
-func (c sessionControl) check(state any, first int, lines [][]byte) (any, error) {
+// check prepares lines and builds them on the batch of the earlier ones,
+// against the session as it is now; it keeps both for the next check and
+// for run, which builds them all again.
+func (c sessionControl[P]) check(state any, first int, lines [][]byte) (any, error) {
 	if c.s.r.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	if err := c.precheck(first, lines); err != nil {
+	prepared, err := c.prepareAll(first, lines)
+	if err != nil {
 		return nil, err
 	}
-	b, _ := state.(*tree.Builder)
-	err := c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
-		if b == nil {
-			b = ss.tree.NewBuilder()
+	txn, _ := state.(*sessionTxn[P])
+	if txn == nil {
+		txn = &sessionTxn[P]{}
+	}
+	err = c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+		if txn.b == nil {
+			txn.b = ss.tree.NewBuilder()
 		} else {
-			b.Rebase(ss.tree)
+			txn.b.Rebase(ss.tree)
 		}
-		return c.build(ss, b, first, lines)
+		return c.build(ss, txn.b, first, prepared)
 	})
-	return b, err
+	txn.prepared = append(txn.prepared, prepared...)
+	return txn, err
 }
 
-// precheck checks what a control's lines can be checked for without the
-// session, before its lock is taken: that append's JSON lines are JSON,
-// so that a long malformed line never holds up the session's readers.
-func (c sessionControl) precheck(first int, lines [][]byte) error {
-	if c.ctl != appendName {
-		return nil
-	}
+// prepareAll prepares lines, the session unlocked: a line refused here
+// never holds up the session's readers.
+func (c sessionControl[P]) prepareAll(first int, lines [][]byte) ([]P, error) {
+	prepared := make([]P, len(lines))
 	for i, l := range lines {
-		if err := tree.CheckAppendLine(l); err != nil {
-			return lineError(c.ctl, first+i+1, err)
+		p, err := c.prepare(l)
+		if err != nil {
+			return nil, lineError(c.ctl, first+i+1, err)
 		}
+		prepared[i] = p
 	}
-	return nil
+	return prepared, nil
 }
 
-func (c sessionControl) refused(err error) { c.s.refused(err) }
+func (c sessionControl[P]) refused(err error) { c.s.refused(err) }
 
 // check plans the fork lines, after the transaction's earlier ones (the
 // session ids they take), creating nothing.

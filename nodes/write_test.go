@@ -1,6 +1,8 @@
 package nodes
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -104,5 +106,68 @@ func TestMigrationBusy(t *testing.T) {
 	}
 	if l, _ := sessions.Open(path); !l.Migrated {
 		t.Error("a refused write migrated the file")
+	}
+}
+
+// TestAppendLargeLineOutsideLock: a large line written to append is parsed,
+// checked and encoded with the session unlocked, and a reader of the same
+// session (context.json) completes meanwhile. The line is prepared once
+// per transaction: the commit builds its entry again, against the session
+// as it is then, from the line as prepared when it was written.
+func TestAppendLargeLineOutsideLock(t *testing.T) {
+	c := deepStore(t)
+	ctx := newContextFile(c.s, "", false)
+	before, _, err := ctx.content()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss *session
+	c.s.with(func(s *session) error { ss = s; return nil })
+
+	text := strings.Repeat("large ", (8<<20)/6)
+	line := []byte(`{"role":"user","content":"` + text + `"}` + "\n")
+	prepares, readsDuring := 0, 0
+	prepare := c.prepare
+	c.prepare = func(l []byte) (*tree.PreparedLine, error) {
+		prepares++
+		if !ss.mu.TryLock() {
+			t.Error("the session is locked while a line is prepared")
+		} else {
+			ss.mu.Unlock()
+			got, _, err := ctx.content()
+			if err != nil || !bytes.Equal(got, before) {
+				t.Errorf("context.json read while the line is prepared: %v, %d bytes, want the %d before it", err, len(got), len(before))
+			}
+			readsDuring++
+		}
+		return prepare(l)
+	}
+
+	// Through an open file, as the kernel sends it: 128 KiB at a time,
+	// then close.
+	h := &controlHandle{f: &file{r: c.s.r, ctl: c}}
+	for len(line) > 0 {
+		n := min(len(line), 128<<10)
+		if _, errno := h.Write(context.Background(), line[:n], 0); errno != 0 {
+			t.Fatalf("write: %v", errno)
+		}
+		line = line[n:]
+	}
+	if errno := h.Flush(context.Background()); errno != 0 {
+		t.Fatalf("close: %v", errno)
+	}
+	if prepares != 1 || readsDuring != 1 {
+		t.Errorf("the line was prepared %d times, with %d reads meanwhile; want once, and one read", prepares, readsDuring)
+	}
+	c.s.with(func(ss *session) error {
+		e := ss.tree.Entries()
+		if len(e) != 1 || string(e[0].MsgContent) != `"`+text+`"` {
+			t.Errorf("after the write: %d entries", len(e))
+		}
+		return nil
+	})
+	after, _, _ := ctx.content()
+	if !bytes.Contains(after, []byte(text)) {
+		t.Error("context.json does not show the written line")
 	}
 }

@@ -71,16 +71,6 @@ var entryExamples = map[string]string{
 
 const malformedAppend = `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`
 
-// CheckAppendLine checks what a line for append can be checked for without
-// the session: that a line starting with "{" is JSON. It is cheap, for use
-// before the session's lock is taken.
-func CheckAppendLine(line []byte) error {
-	if v := jsjson.TrimWS(line); len(v) > 0 && v[0] == '{' && !jsjson.Valid(v) {
-		return refuse(ErrInvalid, malformedAppend)
-	}
-	return nil
-}
-
 // NameLine sets the session's name (pi's /name); an empty line clears it.
 func (b *Builder) NameLine(line []byte) error {
 	b.Name(string(line))
@@ -106,38 +96,78 @@ func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool))
 
 // AppendLine adds one entry at the leaf: a message for a JSON object with
 // "role", an entry for one with "type", else a user message with the text.
-// nowMs (Date.now()) stamps a message that has no timestamp.
+// nowMs (Date.now()) stamps a message that has no timestamp. It is
+// PrepareAppend and AppendPrepared in one.
 func (b *Builder) AppendLine(line []byte, nowMs float64) error {
+	p, err := PrepareAppend(line, nowMs)
+	if err != nil {
+		return err
+	}
+	return b.AppendPrepared(p)
+}
+
+// PreparedLine is a line for append made ready without the session (see
+// PrepareAppend). It can be added to any number of batches.
+type PreparedLine struct {
+	// add builds the entry against the batch: only what needs the
+	// session, from values encoded already. It changes nothing it holds.
+	add func(b *Builder) error
+}
+
+// AppendPrepared adds a prepared line's entry at the leaf (or where its
+// parentId says), checking what needs the session: the entries it names.
+// It reads none of the line's JSON again.
+func (b *Builder) AppendPrepared(p *PreparedLine) error { return p.add(b) }
+
+// PrepareAppend does for a line of append everything that needs no
+// session, so that it can be done before the session is locked: it parses
+// the line, checks it against pi's schema as far as that goes without the
+// session, canonicalizes it, fills in a message's missing timestamp with
+// nowMs (Date.now()) and encodes the fields of its entry. A line refused
+// here is refused whatever the session holds; one that names an entry is
+// checked for it by AppendPrepared.
+func PrepareAppend(line []byte, nowMs float64) (*PreparedLine, error) {
 	v := jsjson.TrimWS(line)
 	if len(v) == 0 {
-		return refuse(ErrInvalid, `empty line; write the text of a user message, or a JSON object with "role" (a message) or "type" (an entry)`)
+		return nil, refuse(ErrInvalid, `empty line; write the text of a user message, or a JSON object with "role" (a message) or "type" (an entry)`)
 	}
 	if v[0] != '{' {
-		b.UserText(string(line), nowMs)
-		return nil
+		return messageLine(userMessage(string(line), nowMs)), nil
 	}
 	o, err := parseObject(v)
 	if err != nil {
-		return refuse(ErrInvalid, malformedAppend)
+		return nil, refuse(ErrInvalid, malformedAppend)
 	}
 	switch {
 	case o.has("role"):
-		return b.appendMessage(o.raw, nowMs)
+		msg, err := prepareMessage(o.raw, nowMs)
+		if err != nil {
+			return nil, err
+		}
+		return messageLine(msg), nil
 	case o.has("type"):
-		return b.appendEntry(o, nowMs)
+		return prepareEntry(o, nowMs)
 	}
-	return refuse(ErrInvalid, `a JSON object needs "role" (a message, e.g. {"role":"user","content":"hi"}) or "type" (an entry: one of %s)`, strings.Join(EntryTypes, ", "))
+	return nil, refuse(ErrInvalid, `a JSON object needs "role" (a message, e.g. {"role":"user","content":"hi"}) or "type" (an entry: one of %s)`, strings.Join(EntryTypes, ", "))
 }
 
-// appendMessage appends a message as pi's appendMessage does, with its
-// timestamp (Date.now()) filled in when missing.
-func (b *Builder) appendMessage(msg []byte, nowMs float64) error {
+// messageLine appends the canonical message msg at the leaf.
+func messageLine(msg []byte) *PreparedLine {
+	return &PreparedLine{func(b *Builder) error {
+		b.message(msg)
+		return nil
+	}}
+}
+
+// prepareMessage makes a message ready for pi's appendMessage: checked,
+// its timestamp (Date.now()) filled in when missing, canonical.
+func prepareMessage(msg []byte, nowMs float64) ([]byte, error) {
 	role, ok := jsjson.Str(msg, "role")
 	if !ok || !contains(MessageRoles, role) {
 		if jsjson.Get(msg, "role") == nil {
-			return refuse(ErrInvalid, `a message needs "role", one of: %s`, strings.Join(MessageRoles, ", "))
+			return nil, refuse(ErrInvalid, `a message needs "role", one of: %s`, strings.Join(MessageRoles, ", "))
 		}
-		return refuse(ErrInvalid, `unknown role %s; use one of: %s`, jsjson.AppendCanonical(nil, jsjson.Get(msg, "role")), strings.Join(MessageRoles, ", "))
+		return nil, refuse(ErrInvalid, `unknown role %s; use one of: %s`, jsjson.AppendCanonical(nil, jsjson.Get(msg, "role")), strings.Join(MessageRoles, ", "))
 	}
 	if jsjson.Get(msg, "timestamp") == nil {
 		keys, vals := jsjson.ObjectMembers(msg)
@@ -148,179 +178,261 @@ func (b *Builder) appendMessage(msg []byte, nowMs float64) error {
 		o.Number("timestamp", nowMs)
 		msg = o.Bytes()
 	}
-	_, err := b.Message(msg)
-	return err
+	return jsjson.AppendCanonical(nil, msg), nil
 }
 
-// appendEntry appends an entry of a given type, checked as pi's append
-// methods take it. parentId attaches it there instead of at the leaf.
-func (b *Builder) appendEntry(o *object, nowMs float64) error {
+// prepareEntry makes an entry of a given type ready, checked as pi's
+// append methods take it. parentId attaches it there instead of at the
+// leaf.
+func prepareEntry(o *object, nowMs float64) (*PreparedLine, error) {
 	typ, ok := jsjson.Str(o.raw, "type")
 	if !ok || !contains(EntryTypes, typ) {
-		return refuse(ErrInvalid, `unknown type %s; use one of: %s`, jsjson.AppendCanonical(nil, o.get("type")), strings.Join(EntryTypes, ", "))
+		return nil, refuse(ErrInvalid, `unknown type %s; use one of: %s`, jsjson.AppendCanonical(nil, o.get("type")), strings.Join(EntryTypes, ", "))
 	}
 	o.what, o.example = typ, entryExamples[typ]
 	if o.has("id") {
-		return refuse(ErrInvalid, `%s: "id" is assigned by pifs, never given; leave it out`, typ)
+		return nil, refuse(ErrInvalid, `%s: "id" is assigned by pifs, never given; leave it out`, typ)
 	}
 	if err := o.only(append([]string{"type", "parentId"}, entryFields[typ]...)...); err != nil {
-		return err
+		return nil, err
 	}
 	parent, hasParent := "", o.has("parentId")
+	root := jsjson.KindOf(o.get("parentId")) == jsjson.Null // parentId null: a new root
 	if hasParent {
-		p, err := o.entryID(b, "parentId", true)
+		p, err := o.entryID("parentId", true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		parent = p
+	}
+	add, err := prepareFields(o, typ, parent, hasParent, nowMs)
+	if err != nil {
+		return nil, err
+	}
+	if !hasParent {
+		return &PreparedLine{add}, nil
+	}
+	return &PreparedLine{func(b *Builder) error {
+		if !root {
+			if err := mustHave(b, typ, "parentId", parent); err != nil {
+				return err
+			}
+		}
 		if typ != "branch_summary" {
 			b.SetLeaf(parent)
 		}
-	}
+		return add(b)
+	}}, nil
+}
+
+// prepareFields checks and encodes the fields of an entry of type typ and
+// returns what adds it to a batch.
+func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64) (func(b *Builder) error, error) {
 	switch typ {
 	case "message":
 		m := o.get("message")
 		if jsjson.KindOf(m) != jsjson.Object {
-			return o.bad("message", "a JSON object with a role")
+			return nil, o.bad("message", "a JSON object with a role")
 		}
-		return b.appendMessage(m, nowMs)
-	case "label":
-		target, err := o.entryID(b, "targetId", false)
+		msg, err := prepareMessage(m, nowMs)
 		if err != nil {
-			return err
+			return nil, err
+		}
+		return messageLine(msg).add, nil
+	case "label":
+		target, err := o.entryID("targetId", false)
+		if err != nil {
+			return nil, err
 		}
 		label, err := o.optString("label")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = b.Label(target, label)
-		return err
+		return func(b *Builder) error {
+			if err := mustHave(b, typ, "targetId", target); err != nil {
+				return err
+			}
+			_, err := b.Label(target, label)
+			return err
+		}, nil
 	case "custom":
 		ct, err := o.str("customType")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b.Custom(ct, o.canonical("data"))
+		data := o.canonical("data")
+		return func(b *Builder) error {
+			b.Custom(ct, data)
+			return nil
+		}, nil
 	case "custom_message":
 		ct, err := o.str("customType")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		content := o.get("content")
 		if k := jsjson.KindOf(content); k != jsjson.String && k != jsjson.Array {
-			return o.bad("content", "a string or an array of content blocks")
+			return nil, o.bad("content", "a string or an array of content blocks")
 		}
 		display := []byte("true")
 		if v := o.get("display"); v != nil {
 			if jsjson.KindOf(v) != jsjson.Bool {
-				return o.bad("display", "true or false")
+				return nil, o.bad("display", "true or false")
 			}
 			display = v
 		}
-		b.CustomMessage(ct, jsjson.AppendCanonical(nil, content), display, o.canonical("details"))
+		content, details := jsjson.AppendCanonical(nil, content), o.canonical("details")
+		return func(b *Builder) error {
+			b.CustomMessage(ct, content, display, details)
+			return nil
+		}, nil
 	case "model_change":
 		provider, err := o.str("provider")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		model, err := o.str("modelId")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b.ModelChange(provider, model)
+		return func(b *Builder) error {
+			b.ModelChange(provider, model)
+			return nil
+		}, nil
 	case "thinking_level_change":
 		level, err := o.str("thinkingLevel")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b.ThinkingLevel(level)
+		return func(b *Builder) error {
+			b.ThinkingLevel(level)
+			return nil
+		}, nil
 	case "compaction":
 		summary, err := o.str("summary")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		firstKept := ""
+		firstKept, kept := "", false
 		if v := o.get("firstKeptEntryId"); v != nil && jsjson.KindOf(v) != jsjson.Null {
-			if firstKept, err = o.entryID(b, "firstKeptEntryId", false); err != nil {
-				return err
+			if firstKept, err = o.entryID("firstKeptEntryId", false); err != nil {
+				return nil, err
 			}
+			kept = true
 		}
 		tokens := o.get("tokensBefore")
 		if jsjson.KindOf(tokens) != jsjson.Number {
-			return o.bad("tokensBefore", "a number")
+			return nil, o.bad("tokensBefore", "a number")
 		}
 		fromHook, err := o.optBool("fromHook")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = b.Compaction(jsjson.Quote(nil, summary), firstKept, jsjson.AppendCanonical(nil, tokens),
-			o.canonical("details"), o.canonical("usage"), fromHook)
-		return err
+		quoted, tokens, details, usage := jsjson.Quote(nil, summary), jsjson.AppendCanonical(nil, tokens), o.canonical("details"), o.canonical("usage")
+		return func(b *Builder) error {
+			if kept {
+				if err := mustHave(b, typ, "firstKeptEntryId", firstKept); err != nil {
+					return err
+				}
+			}
+			_, err := b.Compaction(quoted, firstKept, tokens, details, usage, fromHook)
+			return err
+		}, nil
 	case "branch_summary":
 		summary, err := o.str("summary")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fromHook, err := o.optBool("fromHook")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		from := b.Leaf()
-		if hasParent {
-			from = parent
-		}
-		extra := []Member{{Key: "details", Val: o.canonical("details")}, {Key: "usage", Val: o.canonical("usage")}, {Key: "fromHook", Val: fromHook}}
+		var fromID []byte
 		if v := o.get("fromId"); v != nil {
-			fromID, err := o.str("fromId")
+			s, err := o.str("fromId")
 			if err != nil {
-				return err
+				return nil, err
 			}
-			b.Entry("branch_summary", from, append([]Member{{Key: "fromId", Val: jsjson.Quote(nil, fromID)},
-				{Key: "summary", Val: jsjson.Quote(nil, summary)}}, extra...)...)
-			return nil
+			fromID = jsjson.Quote(nil, s)
 		}
-		_, err = b.BranchSummary(from, jsjson.Quote(nil, summary), extra...)
-		return err
-	case "context_edit":
-		target, err := o.entryID(b, "targetId", false)
-		if err != nil {
+		quoted := jsjson.Quote(nil, summary)
+		extra := []Member{{Key: "details", Val: o.canonical("details")}, {Key: "usage", Val: o.canonical("usage")}, {Key: "fromHook", Val: fromHook}}
+		return func(b *Builder) error {
+			from := b.Leaf()
+			if hasParent {
+				from = parent
+			}
+			if fromID != nil {
+				b.Entry("branch_summary", from, append([]Member{{Key: "fromId", Val: fromID},
+					{Key: "summary", Val: quoted}}, extra...)...)
+				return nil
+			}
+			_, err := b.BranchSummary(from, quoted, extra...)
 			return err
+		}, nil
+	case "context_edit":
+		target, err := o.entryID("targetId", false)
+		if err != nil {
+			return nil, err
 		}
 		rep := o.get("replacement")
 		if rep == nil {
-			return o.bad("replacement", `null (drop the entry from the context) or {"content":...} (replace its content)`)
+			return nil, o.bad("replacement", `null (drop the entry from the context) or {"content":...} (replace its content)`)
 		}
-		if _, err := b.ContextEdit(target, jsjson.AppendCanonical(nil, rep)); err != nil {
-			// ContextEdit's reasons are pi's; say what to do.
-			msg := strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
-			return &Refusal{err, "context_edit: " + msg + `; the target must be a user, assistant or toolResult message or a custom_message on the active branch (see current/), and the replacement null or {"content":...}`}
+		r, err := prepareReplacement(rep)
+		if err != nil {
+			return nil, contextEditRefusal(err)
 		}
+		return func(b *Builder) error {
+			if err := mustHave(b, typ, "targetId", target); err != nil {
+				return err
+			}
+			if _, err := b.contextEdit(target, r); err != nil {
+				return contextEditRefusal(err)
+			}
+			return nil
+		}, nil
 	case "session_info":
 		name, err := o.optString("name")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b.Name(name)
+		quoted := jsjson.Quote(nil, SessionName(name))
+		return func(b *Builder) error {
+			b.name(quoted)
+			return nil
+		}, nil
 	case "usage":
 		var f [3]string
 		for i, k := range []string{"kind", "provider", "model"} {
 			s, err := o.str(k)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			f[i] = s
 		}
 		usage := o.get("usage")
 		if jsjson.KindOf(usage) != jsjson.Object {
-			return o.bad("usage", `an object such as {"input":1,"output":1}`)
+			return nil, o.bad("usage", `an object such as {"input":1,"output":1}`)
 		}
 		note, err := o.optString("note")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b.Usage(f[0], f[1], f[2], jsjson.AppendCanonical(nil, usage), note)
+		usage = jsjson.AppendCanonical(nil, usage)
+		return func(b *Builder) error {
+			b.Usage(f[0], f[1], f[2], usage, note)
+			return nil
+		}, nil
 	}
-	return nil
+	return nil, fmt.Errorf("entry type %q has no schema", typ) // EntryTypes lists only those above
+}
+
+// contextEditRefusal says what to do about a context_edit that
+// Builder.ContextEdit refuses (its reasons are pi's).
+func contextEditRefusal(err error) error {
+	msg := strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
+	return &Refusal{err, "context_edit: " + msg + `; the target must be a user, assistant or toolResult message or a custom_message on the active branch (see current/), and the replacement null or {"content":...}`}
 }
 
 // ForkRequest is one line written to a session's fork: copy the session
@@ -537,20 +649,22 @@ func (o *object) optBool(key string) ([]byte, error) {
 	return v, nil
 }
 
-// entryID is a field naming an entry of the session (or of the batch);
-// with nullable, null names none ("").
-func (o *object) entryID(b *Builder, key string, nullable bool) (string, error) {
+// entryID is a field naming an entry (which the batch must have: see
+// mustHave); with nullable, null names none ("").
+func (o *object) entryID(key string, nullable bool) (string, error) {
 	if v := o.get(key); nullable && jsjson.KindOf(v) == jsjson.Null {
 		return "", nil
 	}
-	id, err := o.str(key)
-	if err != nil {
-		return "", err
-	}
+	return o.str(key)
+}
+
+// mustHave refuses an entry id, the value of field key of an entry of
+// type typ, that names no entry of the session nor of the batch.
+func mustHave(b *Builder, typ, key, id string) error {
 	if !b.Has(id) {
-		return "", refuse(ErrNotFound, `%s: %s %q: no such entry; give the id of an entry of this session (ls entries/)`, o.what, key, id)
+		return refuse(ErrNotFound, `%s: %s %q: no such entry; give the id of an entry of this session (ls entries/)`, typ, key, id)
 	}
-	return id, nil
+	return nil
 }
 
 // options reads cwd, id and name from o (those of them in fields).

@@ -150,14 +150,49 @@ func TestAppendLineBatch(t *testing.T) {
 	}
 }
 
-func TestCheckAppendLine(t *testing.T) {
-	for _, ok := range []string{"", "hi", "[1", `{"a":1}`, " {\"role\":\"user\"} "} {
-		if err := tree.CheckAppendLine([]byte(ok)); err != nil {
-			t.Errorf("%q: %v", ok, err)
+// TestPrepareAppend: what needs no session is refused by PrepareAppend,
+// before any session is looked at; what names an entry passes it and is
+// refused by AppendPrepared. A prepared line builds the same entry in
+// every batch it is added to.
+func TestPrepareAppend(t *testing.T) {
+	malformed := `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`
+	for _, bad := range []string{"{", ` {"a":}`, `{"a":1} x`} {
+		_, err := tree.PrepareAppend([]byte(bad), 5)
+		refusal(t, err, tree.ErrInvalid, malformed)
+	}
+	for _, line := range []string{`{"role":"robot"}`, `{"type":"custom","data":1}`, `{"type":"label","targetId":1}`,
+		`{"type":"context_edit","targetId":"u1","replacement":{"content":1}}`} {
+		if _, err := tree.PrepareAppend([]byte(line), 5); !errors.Is(err, tree.ErrInvalid) {
+			t.Errorf("%s: prepared with %v; want it refused without the session", line, err)
 		}
 	}
-	for _, bad := range []string{"{", ` {"a":}`, `{"a":1} x`} {
-		refusal(t, tree.CheckAppendLine([]byte(bad)), tree.ErrInvalid, `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`)
+	for _, line := range []string{`{"type":"label","targetId":"zz","label":"x"}`, `{"type":"message","parentId":"zz","message":{"role":"user","content":"y"}}`,
+		`{"type":"compaction","summary":"s","tokensBefore":1,"firstKeptEntryId":"zz"}`, `{"type":"context_edit","targetId":"zz","replacement":null}`} {
+		p, err := tree.PrepareAppend([]byte(line), 5)
+		if err != nil {
+			t.Errorf("%s: %v; only the session can tell", line, err)
+			continue
+		}
+		if err := schemaBuilder(t).AppendPrepared(p); !errors.Is(err, tree.ErrNotFound) {
+			t.Errorf("%s: added with %v; want ErrNotFound", line, err)
+		}
+	}
+
+	p, err := tree.PrepareAppend([]byte(`{"role":"assistant","content":[{"type":"text","text":"x"}]}`), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 0; i < 2; i++ {
+		b := schemaBuilder(t)
+		if err := b.AppendPrepared(p); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, built(t, b))
+	}
+	want := `{"type":"message","id":"ID","parentId":"m1","timestamp":"T","message":{"role":"assistant","content":[{"type":"text","text":"x"}],"timestamp":7}}`
+	if got[0] != want || got[1] != want {
+		t.Errorf("one prepared line built\n%s\n%s\nwant %s twice", got[0], got[1], want)
 	}
 }
 

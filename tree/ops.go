@@ -123,12 +123,23 @@ func (b *Builder) Message(msg []byte) (string, error) {
 	if err != nil || jsjson.KindOf(c) != jsjson.Object {
 		return "", fmt.Errorf("%w: a message must be a JSON object", ErrInvalid)
 	}
-	return b.Entry("message", b.leaf, Member{"message", c}), nil
+	return b.message(c), nil
+}
+
+// message appends the message msg, as JSON.stringify writes it.
+func (b *Builder) message(msg []byte) string {
+	return b.Entry("message", b.leaf, Member{"message", msg})
 }
 
 // UserText appends a user message with the given text, as pi records a
 // prompt.
 func (b *Builder) UserText(text string, nowMs float64) string {
+	return b.message(userMessage(text, nowMs))
+}
+
+// userMessage is a user message with the given text, as pi records a
+// prompt.
+func userMessage(text string, nowMs float64) []byte {
 	var m jsjson.Builder
 	m.String("role", "user")
 	var block jsjson.Builder
@@ -136,7 +147,7 @@ func (b *Builder) UserText(text string, nowMs float64) string {
 	block.String("text", text)
 	m.Raw("content", append(append([]byte{'['}, block.Bytes()...), ']'))
 	m.Number("timestamp", nowMs)
-	return b.Entry("message", b.leaf, Member{"message", m.Bytes()})
+	return m.Bytes()
 }
 
 var newlines = regexp.MustCompile(`[\r\n]+`)
@@ -145,8 +156,11 @@ var newlines = regexp.MustCompile(`[\r\n]+`)
 func SessionName(name string) string { return jsjson.Trim(newlines.ReplaceAllString(name, " ")) }
 
 // Name appends a session_info entry (pi's /name); "" clears the name.
-func (b *Builder) Name(name string) string {
-	return b.Entry("session_info", b.leaf, Member{"name", jsjson.Quote(nil, SessionName(name))})
+func (b *Builder) Name(name string) string { return b.name(jsjson.Quote(nil, SessionName(name))) }
+
+// name appends a session_info entry with the sanitized name, encoded.
+func (b *Builder) name(quoted []byte) string {
+	return b.Entry("session_info", b.leaf, Member{"name", quoted})
 }
 
 // Label sets (or with "" clears) the label of an entry (pi's
@@ -517,12 +531,43 @@ func contentText(content []byte, sep string) string {
 // message). String content for assistant and toolResult becomes one text
 // block.
 func (b *Builder) ContextEdit(target string, replacement []byte) (string, error) {
-	if jsjson.KindOf(replacement) != jsjson.Null {
-		content := jsjson.Get(replacement, "content")
-		if jsjson.KindOf(replacement) != jsjson.Object || (jsjson.KindOf(content) != jsjson.String && jsjson.KindOf(content) != jsjson.Array) {
-			return "", fmt.Errorf("%w: the replacement must be null or an object with string or array content", ErrInvalid)
+	r, err := prepareReplacement(replacement)
+	if err != nil {
+		return "", err
+	}
+	return b.contextEdit(target, r)
+}
+
+// replacement is a context_edit's replacement, checked and encoded: as
+// given, and as it is for an assistant or toolResult target (string
+// content as one text block).
+type replacement struct{ asGiven, blocks []byte }
+
+// prepareReplacement checks and encodes a replacement, which needs no
+// session.
+func prepareReplacement(v []byte) (*replacement, error) {
+	if jsjson.KindOf(v) != jsjson.Null {
+		content := jsjson.Get(v, "content")
+		if jsjson.KindOf(v) != jsjson.Object || (jsjson.KindOf(content) != jsjson.String && jsjson.KindOf(content) != jsjson.Array) {
+			return nil, fmt.Errorf("%w: the replacement must be null or an object with string or array content", ErrInvalid)
 		}
 	}
+	rep := jsjson.AppendCanonical(nil, v)
+	r := &replacement{rep, rep}
+	if c := jsjson.Get(rep, "content"); jsjson.KindOf(c) == jsjson.String {
+		var blk jsjson.Builder
+		blk.String("type", "text")
+		blk.Raw("text", c)
+		var o jsjson.Builder
+		o.Raw("content", append(append([]byte{'['}, blk.Bytes()...), ']'))
+		r.blocks = o.Bytes()
+	}
+	return r, nil
+}
+
+// contextEdit appends a context_edit of target with a prepared
+// replacement, checking what needs the session.
+func (b *Builder) contextEdit(target string, r *replacement) (string, error) {
 	n := b.t.byID[target]
 	if n == nil {
 		return "", fmt.Errorf("%w: %s", ErrNotFound, target)
@@ -536,22 +581,15 @@ func (b *Builder) ContextEdit(target string, replacement []byte) (string, error)
 	if !onBranch {
 		return "", fmt.Errorf("%w: entry %s is not on the active branch", ErrInvalid, target)
 	}
-	role := "custom"
+	rep := r.asGiven
 	switch {
 	case n.Type == "custom_message":
 	case n.Type == "message" && (n.Role == "user" || n.Role == "assistant" || n.Role == "toolResult"):
-		role = n.Role
+		if n.Role != "user" {
+			rep = r.blocks
+		}
 	default:
 		return "", fmt.Errorf("%w: entry %s does not contribute editable model content", ErrInvalid, target)
-	}
-	rep := jsjson.AppendCanonical(nil, replacement)
-	if c := jsjson.Get(rep, "content"); (role == "assistant" || role == "toolResult") && jsjson.KindOf(c) == jsjson.String {
-		var blk jsjson.Builder
-		blk.String("type", "text")
-		blk.Raw("text", c)
-		var o jsjson.Builder
-		o.Raw("content", append(append([]byte{'['}, blk.Bytes()...), ']'))
-		rep = o.Bytes()
 	}
 	return b.Entry("context_edit", b.leaf, Member{"targetId", str(target)}, Member{"replacement", rep}), nil
 }
