@@ -134,6 +134,8 @@ type dirHandle struct {
 	entries []fuse.DirEntry
 	listed  bool
 	pos     int
+	// gen is the index's generation the listing was made at.
+	gen uint64
 }
 
 var (
@@ -141,6 +143,7 @@ var (
 	_ = (fs.FileReaddirenter)((*dirHandle)(nil))
 	_ = (fs.FileSeekdirer)((*dirHandle)(nil))
 	_ = (fs.FileLookuper)((*dirHandle)(nil))
+	_ = (fs.FileReleasedirer)((*dirHandle)(nil))
 )
 
 // list lists the folder once per open. h.mu is held.
@@ -148,6 +151,7 @@ func (h *dirHandle) list() syscall.Errno {
 	if h.listed {
 		return 0
 	}
+	h.gen = h.d.r.st.x.Gen()
 	entries, errno := h.d.entries()
 	if errno != 0 {
 		return errno
@@ -168,6 +172,17 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 	de := h.entries[h.pos]
 	h.pos++
 	return &de, 0
+}
+
+// Releasedir closes the folder. When the store changed while the listing
+// was made and read, the kernel may have kept a listing older than the
+// change's notification: it is told again.
+func (h *dirHandle) Releasedir(ctx context.Context, flags uint32) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listed && h.d.r.st.x.Gen() != h.gen {
+		h.d.r.st.out.putStale(h.d.EmbeddedInode())
+	}
 }
 
 // Seekdir goes to an offset Readdirent's entries were given: the number of
@@ -396,19 +411,41 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		}
 		return &growing{src: g, data: data, state: state}, fuse.FOPEN_DIRECT_IO, 0
 	}
+	gen := f.r.st.x.Gen()
 	data, _, err := f.src.content()
 	if err != nil {
 		return nil, 0, f.r.errno(err)
 	}
 	if f.immutable {
-		return &snapshot{data}, fuse.FOPEN_KEEP_CACHE, 0
+		return &keptSnapshot{snapshot{data}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE, 0
 	}
 	return &snapshot{data}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// keptSnapshot is an open file whose pages the kernel keeps (an entry
+// file). When the store changed while it was read, the pages may be older
+// than the change's notification: the kernel is told again at release.
+type keptSnapshot struct {
+	snapshot
+	r   *Root
+	n   *fs.Inode
+	gen uint64
+}
+
+var _ = (fs.FileReleaser)((*keptSnapshot)(nil))
+
+func (k *keptSnapshot) Release(ctx context.Context) syscall.Errno {
+	if k.r.st.x.Gen() != k.gen {
+		k.r.st.out.putStale(k.n)
+	}
+	return 0
 }
 
 func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	switch h := fh.(type) {
 	case *snapshot:
+		return h.Read(ctx, dest, off)
+	case *keptSnapshot:
 		return h.Read(ctx, dest, off)
 	case *growing:
 		return h.Read(ctx, dest, off)

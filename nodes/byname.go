@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -49,7 +50,7 @@ func (st *store) byName(project string) (map[string]*sessions.File, error) {
 	c = &byName{gen: gen, names: map[string]*sessions.File{}}
 	// Each name is a read of the whole file (its session_info lines),
 	// once per version: on every core.
-	onEveryCore(files, func(f *sessions.File) { f.SessionName() })
+	par.Each(len(files), func(i int) { files[i].SessionName() })
 	for _, f := range files {
 		if name, err := f.SessionName(); err == nil && name != "" {
 			c.names[EncodeName(name)] = f // later files are newer

@@ -106,9 +106,14 @@ func (r *Root) Notifying() { r.notifying.Store(true) }
 //
 // Like Apply, it must not run in a FUSE handler.
 func (r *Root) Deliver() int {
-	changes, evicted, done := r.st.out.take()
+	changes, evicted, stale, done := r.st.out.take()
 	defer done()
 	r.Apply(changes)
+	// Pages and listings read while the store changed (see keptSnapshot,
+	// dirHandle.Releasedir).
+	for _, n := range stale {
+		n.NotifyContent(0, 0)
+	}
 	root := r.EmbeddedInode()
 	n := 0
 	for _, k := range evicted {

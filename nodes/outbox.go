@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -16,6 +17,7 @@ type outbox struct {
 	mu      sync.Mutex
 	changes []sessions.Change
 	evicted []sessionKey
+	stale   []*fs.Inode // whose pages or listing the kernel may keep stale
 	// queued counts what was put, delivered what was delivered of it;
 	// tick is closed, and replaced, at each delivery.
 	queued, delivered uint64
@@ -44,13 +46,25 @@ func (o *outbox) put(changes []sessions.Change, evicted ...sessionKey) {
 	}
 }
 
+// putStale adds a node whose kept pages or listing must be dropped.
+func (o *outbox) putStale(n *fs.Inode) {
+	o.mu.Lock()
+	o.stale = append(o.stale, n)
+	o.queued++
+	o.mu.Unlock()
+	select {
+	case o.signal <- struct{}{}:
+	default:
+	}
+}
+
 // take empties the outbox; done says it was delivered.
-func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, done func()) {
+func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, stale []*fs.Inode, done func()) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	changes, evicted, seq := o.changes, o.evicted, o.queued
-	o.changes, o.evicted = nil, nil
-	return changes, evicted, func() {
+	changes, evicted, stale, seq := o.changes, o.evicted, o.stale, o.queued
+	o.changes, o.evicted, o.stale = nil, nil, nil
+	return changes, evicted, stale, func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.delivered = max(o.delivered, seq)

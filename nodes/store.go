@@ -54,7 +54,7 @@ func newStore(dir string, budget int64) *store {
 // update looks again at a path of the store that pifs itself changed (or
 // is about to change), and queues what changed for the kernel.
 func (st *store) update(path string) {
-	st.out.put(st.x.Update(path))
+	st.out.put(st.x.Look(path))
 }
 
 // sessionKey names a session folder and its file.
@@ -246,9 +246,10 @@ func (st *store) drop(s *session) {
 // refresh brings the session up to date with the index's version of its
 // file. s.mu is held.
 func (st *store) refresh(s *session, f *sessions.File) error {
-	// The index's version of the file says when to look again: a file
-	// rewritten to the same size within the same timestamp tick as the
-	// last read is not seen (sessions.Log notices it when asked).
+	// The index's version of the file says when to look again (a change
+	// event for a file that changed within the racy window gives a new
+	// version even with the same signature; sessions.Log then checks the
+	// bytes).
 	if s.log != nil && s.file == f {
 		return nil
 	}
@@ -274,7 +275,15 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		case reset || len(s.log.Entries) < n:
 			s.tree = tree.New(s.log)
 		case s.log.Size() == size:
-			s.file = f // only the metadata changed: the renderings hold
+			// Only the metadata changed: the renderings hold, but for
+			// info.json, which shows the file's mtime. A version taken
+			// again only because it was racy keeps its sizes too.
+			if f.Sig == s.file.Sig {
+				f.KeepSizes(s.file)
+			} else {
+				delete(s.renders, infoName)
+			}
+			s.file = f
 			return nil
 		default:
 			s.tree.Add(s.log.Entries[n:]...)

@@ -1,13 +1,13 @@
 package nodes
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/usage"
 )
@@ -101,34 +101,14 @@ func (c *usageCache) get(f *sessions.File) *usageOf {
 // without parsing them into the cache (a report of a large store would
 // evict every session the user is reading), on every core.
 func (c *usageCache) scan(files []*sessions.File) {
-	onEveryCore(files, func(f *sessions.File) {
+	par.Each(len(files), func(i int) {
+		f := files[i]
 		c.scanned.Add(1)
 		records, name, err := usage.Scan(f.Path)
 		if err == nil {
 			c.put(f, &usageOf{file: f, records: records, name: name})
 		}
 	})
-}
-
-// onEveryCore calls fn for each file, on as many goroutines as there are
-// cores, and returns when all calls have.
-func onEveryCore(files []*sessions.File, fn func(*sessions.File)) {
-	next := make(chan *sessions.File)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range next {
-				fn(f)
-			}
-		}()
-	}
-	for _, f := range files {
-		next <- f
-	}
-	close(next)
-	wg.Wait()
 }
 
 // keep records what the reports need of a session just parsed.

@@ -3,6 +3,7 @@ package sessions
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/pifs/pifs/internal/par"
 )
 
 // Index is a store as a mount lists it: its projects, their sessions known
@@ -33,6 +36,9 @@ type Index struct {
 	flat     map[string]*File // files at the top of the store, by name
 	byID     map[string][]*File
 	all      bool // every project folder was read
+	// relook: the look under way (Update, Poll) gives a racy file a new
+	// version even when its signature is the same. Guarded by mu.
+	relook bool
 	// onDir is called with each folder whose contents the index relies on
 	// (the store, every project it read from), so a watcher can watch it.
 	onDir func(dir string)
@@ -69,6 +75,10 @@ type File struct {
 	// Mode, Uid and Gid are the file's permissions and owner.
 	Mode     os.FileMode
 	Uid, Gid uint32
+	// racy tells that the file had changed within racyWindow when this
+	// version was taken: a rewrite of the same size in the same timestamp
+	// tick would leave the same signature.
+	racy bool
 
 	tailOnce sync.Once
 	tail     Tail
@@ -114,6 +124,28 @@ func (f *File) SetSize(view string, n int64) {
 		f.sizes = map[string]int64{}
 	}
 	f.sizes[view] = n
+}
+
+// KeepSizes takes the sizes of views recorded for an earlier version whose
+// bytes turned out the same (a version taken again only because it was
+// racy).
+func (f *File) KeepSizes(old *File) {
+	if old == nil || old == f {
+		return
+	}
+	old.mu.Lock()
+	sizes := maps.Clone(old.sizes)
+	old.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, v := range sizes {
+		if f.sizes == nil {
+			f.sizes = map[string]int64{}
+		}
+		if _, ok := f.sizes[k]; !ok {
+			f.sizes[k] = v
+		}
+	}
 }
 
 // Change is one difference the index found: a session that appeared (Old
@@ -288,10 +320,27 @@ func (x *Index) All() []*File {
 }
 
 // Update looks again at one path the store changed at (a file or a folder,
-// as a watcher reports it) and returns what changed.
+// as a watcher reports it) and returns what changed. A file whose
+// signature is the same but was taken within racyWindow of its last change
+// is given a new version all the same (see File.racy): the event may be of
+// a rewrite in the same timestamp tick, which readers then check by its
+// bytes.
 func (x *Index) Update(path string) []Change {
+	return x.update(path, true)
+}
+
+// Look is Update for a path pifs itself just wrote (or is about to): a
+// signature that did not change is the same version, since pifs knows what
+// it wrote.
+func (x *Index) Look(path string) []Change {
+	return x.update(path, false)
+}
+
+func (x *Index) update(path string, relook bool) []Change {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.relook = relook
+	defer func() { x.relook = false }()
 	if !x.loaded {
 		return nil
 	}
@@ -331,6 +380,8 @@ func (x *Index) Update(path string) []Change {
 func (x *Index) Poll() []Change {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.relook = true
+	defer func() { x.relook = false }()
 	if !x.loaded {
 		return nil
 	}
@@ -475,7 +526,7 @@ func (x *Index) scanProject(p *project) []Change {
 	if err != nil {
 		des = nil
 	}
-	var changes []Change
+	var names []string
 	seen := map[string]bool{}
 	for _, de := range des {
 		name, ok := strings.CutSuffix(de.Name(), ".jsonl")
@@ -486,12 +537,26 @@ func (x *Index) scanProject(p *project) []Change {
 			continue // a flat file of the same name keeps the place
 		}
 		seen[name] = true
-		changes = append(changes, x.updateFile(p, name)...)
+		names = append(names, name)
 	}
 	for name, f := range p.files {
 		if !f.Flat && !seen[name] {
-			changes = append(changes, x.updateFile(p, name)...)
+			names = append(names, name)
 		}
+	}
+	// Each file is a stat, and a header read when it is new or rewritten:
+	// on every core (ls -l by-id of 10,000 sessions reads 10,000 headers).
+	olds := make([]*File, len(names))
+	news := make([]*File, len(names))
+	for i, name := range names {
+		olds[i] = p.files[name]
+	}
+	par.Each(len(names), func(i int) {
+		news[i] = x.load(filepath.Join(x.dir, p.name, names[i]+".jsonl"), olds[i])
+	})
+	var changes []Change
+	for i, name := range names {
+		changes = append(changes, x.applyFile(p, name, olds[i], news[i])...)
 	}
 	return changes
 }
@@ -502,7 +567,14 @@ func (x *Index) updateFile(p *project, name string) []Change {
 	if old != nil && old.Flat {
 		return nil
 	}
-	f := x.load(filepath.Join(x.dir, p.name, name+".jsonl"), old)
+	return x.applyFile(p, name, old, x.load(filepath.Join(x.dir, p.name, name+".jsonl"), old))
+}
+
+// applyFile takes a project folder's file as load found it.
+func (x *Index) applyFile(p *project, name string, old, f *File) []Change {
+	if old != nil && old.Flat {
+		return nil
+	}
 	if f == old {
 		return nil
 	}
@@ -582,14 +654,15 @@ func (x *Index) load(path string, old *File) *File {
 		return nil
 	}
 	sig := SigOf(fi)
-	if old != nil && old.Sig == sig {
+	same := old != nil && old.Sig == sig
+	if same && (!old.racy || !x.relook) {
 		return old
 	}
-	f := &File{Path: path, Sig: sig, Mode: fi.Mode()}
+	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig)}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.Uid, f.Gid = st.Uid, st.Gid
 	}
-	if old != nil && old.Header != nil && sig.Grew(old.Sig) {
+	if old != nil && old.Header != nil && sig.Grew(old.Sig) && !same {
 		f.Header = old.Header // appends never change the header
 		if old.nameDone.Load() && old.nameErr == nil {
 			f.nameFrom = old.nameScan

@@ -277,3 +277,40 @@ func TestSessionName(t *testing.T) {
 		t.Errorf("a scan from the start: %q", n)
 	}
 }
+
+// TestIndexRelooksRacyFiles: a change event (or a poll) for a file whose
+// signature is unchanged gives a new version while the file changed within
+// racyWindow of the last look (a same-size rewrite in the same clock tick
+// leaves the same signature); Look, for pifs's own writes, does not; once
+// the window has passed, nothing does.
+func TestIndexRelooksRacyFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "--p--", "s.jsonl")
+	writeIndexed(t, path, header("a", "/p"))
+	x := NewIndex(dir)
+	f, err := x.Lookup("--p--", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := x.Look(path); len(ch) != 0 {
+		t.Errorf("Look of an unchanged file: %d changes, want none", len(ch))
+	}
+	ch := x.Update(path)
+	if len(ch) != 1 || ch[0].Old != f || ch[0].New == f || ch[0].New.Sig != f.Sig {
+		t.Fatalf("Update of a file changed just now: %+v; want one change to a new version with the same signature", ch)
+	}
+	if ch[0].New.Header == nil || ch[0].New.Header.ID != "a" {
+		t.Errorf("the new version's header: %+v", ch[0].New.Header)
+	}
+	if n := len(x.Poll()); n != 1 {
+		t.Errorf("Poll of the same racy file: %d changes, want 1", n)
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	x.Update(path) // taken now, after the window: not racy
+	if ch := x.Update(path); len(ch) != 0 {
+		t.Errorf("Update of a file unchanged for longer than the racy window: %d changes, want none", len(ch))
+	}
+	if ch := x.Poll(); len(ch) != 0 {
+		t.Errorf("Poll of a file unchanged for longer than the racy window: %d changes, want none", len(ch))
+	}
+}
