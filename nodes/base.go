@@ -134,7 +134,7 @@ type dirHandle struct {
 	entries []fuse.DirEntry
 	listed  bool
 	pos     int
-	// gen is the index's generation the listing was made at.
+	// gen is the index's count of changes when the listing was made.
 	gen uint64
 }
 
@@ -151,7 +151,7 @@ func (h *dirHandle) list() syscall.Errno {
 	if h.listed {
 		return 0
 	}
-	h.gen = h.d.r.st.x.Gen()
+	h.gen = h.d.r.st.x.Changed()
 	entries, errno := h.d.entries()
 	if errno != 0 {
 		return errno
@@ -180,7 +180,7 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 func (h *dirHandle) Releasedir(ctx context.Context, flags uint32) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.listed && h.d.r.st.x.Gen() != h.gen {
+	if h.listed && h.d.r.st.x.Changed() != h.gen {
 		h.d.r.st.out.putStale(h.d.EmbeddedInode())
 	}
 }
@@ -411,7 +411,7 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		}
 		return &growing{src: g, data: data, state: state}, fuse.FOPEN_DIRECT_IO, 0
 	}
-	gen := f.r.st.x.Gen()
+	gen := f.r.st.x.Changed()
 	data, _, err := f.src.content()
 	if err != nil {
 		return nil, 0, f.r.errno(err)
@@ -435,7 +435,7 @@ type keptSnapshot struct {
 var _ = (fs.FileReleaser)((*keptSnapshot)(nil))
 
 func (k *keptSnapshot) Release(ctx context.Context) syscall.Errno {
-	if k.r.st.x.Gen() != k.gen {
+	if k.r.st.x.Changed() != k.gen {
 		k.r.st.out.putStale(k.n)
 	}
 	return 0

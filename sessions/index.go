@@ -45,6 +45,8 @@ type Index struct {
 
 	counts struct{ stats, headers atomic.Int64 }
 	gen    atomic.Uint64 // counts changes to the sessions held
+	// changed counts the looks that found changes (see Changed).
+	changed atomic.Uint64
 }
 
 // Gen changes whenever a session is added, removed or changed.
@@ -326,15 +328,29 @@ func (x *Index) All() []*File {
 // a rewrite in the same timestamp tick, which readers then check by its
 // bytes.
 func (x *Index) Update(path string) []Change {
-	return x.update(path, true)
+	return x.counted(x.update(path, true))
 }
 
 // Look is Update for a path pifs itself just wrote (or is about to): a
 // signature that did not change is the same version, since pifs knows what
 // it wrote.
 func (x *Index) Look(path string) []Change {
-	return x.update(path, false)
+	return x.counted(x.update(path, false))
 }
+
+// counted counts the looks that found changes (see Changed).
+func (x *Index) counted(changes []Change) []Change {
+	if len(changes) > 0 {
+		x.changed.Add(1)
+	}
+	return changes
+}
+
+// Changed counts the looks again (Update, Look, Poll) that found the store
+// changed; the first reading of a folder is not a change. A reader that
+// saw it move while it read may have read something older than the
+// change's notification.
+func (x *Index) Changed() uint64 { return x.changed.Load() }
 
 func (x *Index) update(path string, relook bool) []Change {
 	x.mu.Lock()
@@ -398,7 +414,7 @@ func (x *Index) Poll() []Change {
 			changes = append(changes, x.updateFile(p, name)...)
 		}
 	}
-	return changes
+	return x.counted(changes)
 }
 
 func within(p, dir string) bool {
