@@ -14,19 +14,27 @@ import (
 	"github.com/pifs/pifs/bench/gen"
 )
 
+// mountFS mounts o in a temporary folder, quietly, until the test ends,
+// and gives the FS (for its counters) and the mountpoint.
+func mountFS(t *testing.T, o Options) (*FS, string) {
+	t.Helper()
+	mnt := t.TempDir()
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	m, err := Mount(mnt, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Unmount() })
+	return m, mnt
+}
+
 // TestWalkParsesNothing: find over the mount to the depth of the session
 // folders (READDIRPLUS on, so the kernel looks up every name listed)
 // parses no session: the listing answers from the index and the files'
 // ends, and the views whose size takes a render are listed by name only.
 // A stat of one of them parses its session, once.
 func TestWalkParsesNothing(t *testing.T) {
-	store := demoStore(t)
-	mnt := t.TempDir()
-	m, err := Mount(mnt, Options{SessionsDir: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Unmount() })
+	m, mnt := mountFS(t, Options{SessionsDir: demoStore(t)})
 	out := run(t, mnt, "find", ".", "-maxdepth", "3")
 	if n := len(lines(out)); n < 100 {
 		t.Fatalf("find listed %d names", n)
@@ -63,14 +71,9 @@ func TestWalkShedsEvictedSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mnt := t.TempDir()
 	// A 1 MiB cache holds a handful of these sessions (about 60 KB each,
 	// parsed, with their renderings).
-	m, err := Mount(mnt, Options{SessionsDir: store, CacheBytes: 1 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Unmount() })
+	m, mnt := mountFS(t, Options{SessionsDir: store, CacheBytes: 1 << 20})
 	if out, err := exec.Command("grep", "-rlc", "NEEDLE-NOT-THERE", mnt).CombinedOutput(); err == nil || len(out) > 0 {
 		t.Fatalf("grep -r: %v %s", err, out)
 	}
@@ -105,12 +108,7 @@ func TestWalkShedsEvictedSessions(t *testing.T) {
 // append through it, show to the very next command.
 func TestListingKeptByKernel(t *testing.T) {
 	store := demoStore(t)
-	mnt := t.TempDir()
-	m, err := Mount(mnt, Options{SessionsDir: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Unmount() })
+	m, mnt := mountFS(t, Options{SessionsDir: store})
 	proj := filepath.Join(mnt, "--home-user-proj--")
 	list := func() []string {
 		ents, err := os.ReadDir(proj)

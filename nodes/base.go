@@ -409,7 +409,7 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		if err != nil {
 			return nil, 0, f.r.errno(err)
 		}
-		return &growing{src: g, data: data, state: state}, fuse.FOPEN_DIRECT_IO, 0
+		return &growing{src: g, data: data, state: state}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 	}
 	gen := f.r.st.x.Changed()
 	data, _, err := f.src.content()
@@ -417,9 +417,10 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, f.r.errno(err)
 	}
 	if f.immutable {
-		return &keptSnapshot{snapshot{data}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE, 0
+		return &keptSnapshot{snapshot{data}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 	}
-	return &snapshot{data}, fuse.FOPEN_DIRECT_IO, 0
+	// Read only: a close needs no FLUSH round trip (tar closes 90,000).
+	return &snapshot{data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
 
 // keptSnapshot is an open file whose pages the kernel keeps (an entry

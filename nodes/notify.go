@@ -126,7 +126,9 @@ func (r *Root) Deliver() int {
 			continue // parsed again since: in use
 		}
 		for _, name := range heavyFolders {
-			if sn.GetChild(name) != nil {
+			// Only a folder the walk went into: forgetting a name also
+			// drops the session folder's kept listing.
+			if d := sn.GetChild(name); d != nil && len(d.Children()) > 0 {
 				sn.NotifyEntry(name)
 				n++
 			}

@@ -288,7 +288,7 @@ func (f *sessionFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 	if err != nil {
 		return nil, 0, f.s.r.errno(err)
 	}
-	return &osFile{fd}, fuse.FOPEN_DIRECT_IO, 0
+	return &osFile{fd}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
 
 // osFile is an open session file.

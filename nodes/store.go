@@ -291,6 +291,9 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 	}
 	s.file = f
 	s.renders = nil
+	if s.log.Size() == f.Sig.Size {
+		f.KnowName(s.tree.Name()) // by-name/ reads nothing more
+	}
 	st.account(s, parseCost(s.log.Size()))
 	st.usage.keep(s)
 	if st.onParse != nil {

@@ -106,6 +106,7 @@ func (c *usageCache) scan(files []*sessions.File) {
 		c.scanned.Add(1)
 		records, name, err := usage.Scan(f.Path)
 		if err == nil {
+			f.KnowName(name) // the scan read it all: by-name/ reads nothing more
 			c.put(f, &usageOf{file: f, records: records, name: name})
 		}
 	})

@@ -206,6 +206,16 @@ func scanName(path string, from nameScan) (nameScan, error) {
 	}
 }
 
+// KnowName records the name a full read of this version of the file found
+// (a parse, the usage scan), so that SessionName reads nothing. A later
+// version scans from the start.
+func (f *File) KnowName(name string) {
+	f.nameOnce.Do(func() {
+		f.nameScan = nameScan{name: name}
+		f.nameDone.Store(true)
+	})
+}
+
 // SessionName is the session's name (ScanName), found once per version of
 // the file; a version that only grew is scanned from where the last one
 // stopped.
