@@ -65,31 +65,37 @@ func Append(path string, lines ...[]byte) error {
 
 // endsInNewline tells whether the file, of the given size, ends in a
 // newline (an empty one does), and the size that answer holds for. Another
-// writer's line can be seen half written (the size grows page by page):
-// while the size moves, look again, so that a line is not preceded by a
-// newline it does not need (a blank line, harmless but untidy).
+// writer's line can be seen half written (the size grows page by page, and
+// the writer may be preempted in the middle): while the last byte is not a
+// newline, look again for a while, so that a line is not preceded by a
+// newline it does not need (a blank line, harmless but untidy). Only a
+// file whose last line was really left unterminated (a crash) waits the
+// whole while, once: the newline written then ends it.
 func endsInNewline(f *os.File, size int64) (int64, bool, error) {
 	last := make([]byte, 1)
-	for tries := 0; ; tries++ {
+	deadline := time.Now().Add(unterminatedWait)
+	for {
 		if size == 0 {
 			return 0, true, nil
 		}
 		if _, err := f.ReadAt(last, size-1); err != nil {
 			return 0, false, err
 		}
-		if last[0] == '\n' || tries == 3 {
+		if last[0] == '\n' || time.Now().After(deadline) {
 			return size, last[0] == '\n', nil
 		}
+		time.Sleep(time.Millisecond)
 		fi, err := f.Stat()
 		if err != nil {
 			return 0, false, err
 		}
-		if fi.Size() == size {
-			return size, false, nil
-		}
 		size = fi.Size()
 	}
 }
+
+// unterminatedWait is how long an append waits for a last line without
+// newline to be finished by its writer before it ends it itself.
+const unterminatedWait = 50 * time.Millisecond
 
 // AppendError is an append that failed part way.
 type AppendError struct {
