@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/usage"
 )
 
 // costStore makes a store of n small sessions in one project and one
@@ -166,5 +168,15 @@ func TestUsageReportCost(t *testing.T) {
 	}
 	if got := reps.Projects[proj].Total.Input; got != before+1e6 {
 		t.Errorf("after the append: input %v, want %v", got, before+1e6)
+	}
+	// What the records hold is counted, for the cache's budget.
+	var sum int64
+	r.st.usage.recMu.Lock()
+	for _, u := range r.st.usage.byPath {
+		sum += u.bytes()
+	}
+	r.st.usage.recMu.Unlock()
+	if held := r.st.usage.held.Load(); held != sum || held < 200*int64(unsafe.Sizeof(usage.Record{})) {
+		t.Errorf("the records hold %d bytes by the count, %d by the sum", held, sum)
 	}
 }

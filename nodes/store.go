@@ -313,7 +313,10 @@ func (st *store) account(s *session, cost int64) {
 	}
 	st.used += cost - s.cost
 	s.cost = cost
-	for st.used > st.budget && st.lru.Len() > 1 {
+	// The usage reports' records are kept whatever is parsed: what the
+	// sessions may hold is the rest of the budget.
+	budget := st.budget - st.usage.held.Load()
+	for st.used > budget && st.lru.Len() > 1 {
 		el := st.lru.Back()
 		old := el.Value.(*session)
 		if old == s {

@@ -27,6 +27,9 @@ type usageCache struct {
 	// scanned counts the sessions read for their records (for tests that
 	// guard a cost).
 	scanned atomic.Int64
+	// held is what byPath holds, in bytes: it counts against the cache's
+	// budget (see store.account).
+	held atomic.Int64
 }
 
 type usageOf struct {
@@ -77,8 +80,9 @@ func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Ti
 		}
 	}
 	c.recMu.Lock()
-	for p := range c.byPath {
+	for p, u := range c.byPath {
 		if !seen[p] {
+			c.held.Add(-u.bytes())
 			delete(c.byPath, p)
 		}
 	}
@@ -125,7 +129,16 @@ func (c *usageCache) put(f *sessions.File, u *usageOf) {
 	if c.byPath == nil {
 		c.byPath = map[string]*usageOf{}
 	}
+	if old := c.byPath[f.Path]; old != nil {
+		c.held.Add(-old.bytes())
+	}
+	c.held.Add(u.bytes())
 	c.byPath[f.Path] = u
+}
+
+// bytes is about what a session's records hold.
+func (u *usageOf) bytes() int64 {
+	return usage.Bytes(u.records) + int64(len(u.name)) + 64
 }
 
 // usageDir is usage/: token and cost reports for the store (project "")

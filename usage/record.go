@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
@@ -37,6 +38,15 @@ func label(provider, model string) string {
 		return Unknown
 	}
 	return provider + "/" + model
+}
+
+// Bytes is about what records hold in memory.
+func Bytes(records []Record) int64 {
+	n := int64(cap(records)) * int64(unsafe.Sizeof(Record{}))
+	for i := range records {
+		n += int64(len(records[i].ID))
+	}
+	return n
 }
 
 // Records returns the records of entries, in order.
