@@ -592,60 +592,35 @@ func appendContentHTML(dst, c []byte, pre bool) []byte {
 		return appendText(dst, textClass, c)
 	}
 	for blocks := newElements(c); ; {
-		var typ, text, thinking, name, id, args, mime, block []byte
-		if it, ok := blocks.object(); ok {
-			start := blocks.i
-			for {
-				k, v, ok := it.next()
-				if !ok {
-					break
-				}
-				switch string(k) {
-				case "type":
-					typ = v
-				case "text":
-					text = v
-				case "thinking":
-					thinking = v
-				case "name":
-					name = v
-				case "id":
-					id = v
-				case "arguments":
-					args = v
-				case "mimeType":
-					mime = v
-				}
-			}
-			block = c[start:blocks.skip(it.end())]
-		} else if block, ok = blocks.next(); !ok {
+		b, ok := blocks.nextBlock()
+		if !ok {
 			return dst
 		}
 		switch {
-		case strIs(typ, "text"):
-			dst = appendText(dst, textClass, text)
-		case strIs(typ, "thinking"):
+		case strIs(b.typ, "text"):
+			dst = appendText(dst, textClass, b.text)
+		case strIs(b.typ, "thinking"):
 			dst = append(dst, "<details class=\"thinking\"><summary>thinking</summary>\n"...)
-			dst = appendText(dst, "text", thinking)
+			dst = appendText(dst, "text", b.thinking)
 			dst = append(dst, "</details>\n"...)
-		case strIs(typ, "toolCall"):
+		case strIs(b.typ, "toolCall"):
 			dst = append(dst, "<details class=\"tool-call\"><summary>tool call <code>"...)
-			dst = appendTextInline(dst, name)
+			dst = appendTextInline(dst, b.name)
 			dst = append(dst, "</code> <span class=\"call-id\">"...)
-			dst = appendTextInline(dst, id)
+			dst = appendTextInline(dst, b.id)
 			dst = append(dst, "</span></summary>\n<pre>"...)
-			if args == nil {
-				args = []byte("{}")
+			if b.args == nil {
+				b.args = []byte("{}")
 			}
-			dst = escapeIndented(dst, args)
+			dst = escapeIndented(dst, b.args)
 			dst = append(dst, "</pre>\n</details>\n"...)
-		case strIs(typ, "image"):
+		case strIs(b.typ, "image"):
 			dst = append(dst, "<p class=\"image\">[image "...)
-			dst = appendTextInline(dst, mime)
+			dst = appendTextInline(dst, b.mime)
 			dst = append(dst, "]</p>\n"...)
 		default:
 			dst = append(dst, "<pre class=\"block\">"...)
-			dst = escapeIndented(dst, block)
+			dst = escapeIndented(dst, b.raw)
 			dst = append(dst, "</pre>\n"...)
 		}
 	}

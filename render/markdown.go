@@ -232,61 +232,35 @@ func appendContent(dst, c []byte) []byte {
 		return para(dst, len(dst), c)
 	}
 	for blocks := newElements(c); ; {
-		// An object block is walked once: its members' walk finds its end.
-		var typ, text, thinking, name, id, args, mime, block []byte
-		if it, ok := blocks.object(); ok {
-			start := blocks.i
-			for {
-				k, v, ok := it.next()
-				if !ok {
-					break
-				}
-				switch string(k) {
-				case "type":
-					typ = v
-				case "text":
-					text = v
-				case "thinking":
-					thinking = v
-				case "name":
-					name = v
-				case "id":
-					id = v
-				case "arguments":
-					args = v
-				case "mimeType":
-					mime = v
-				}
-			}
-			block = c[start:blocks.skip(it.end())]
-		} else if block, ok = blocks.next(); !ok {
+		b, ok := blocks.nextBlock()
+		if !ok {
 			return dst
 		}
 		switch {
-		case strIs(typ, "text"):
-			dst = para(dst, len(dst), text)
-		case strIs(typ, "thinking"):
+		case strIs(b.typ, "text"):
+			dst = para(dst, len(dst), b.text)
+		case strIs(b.typ, "thinking"):
 			dst = append(dst, "*Thinking:*\n\n"...)
-			dst = para(dst, len(dst), thinking)
-		case strIs(typ, "toolCall"):
+			dst = para(dst, len(dst), b.thinking)
+		case strIs(b.typ, "toolCall"):
 			dst = append(dst, "**Tool call** `"...)
-			dst = appendStr(dst, name)
+			dst = appendStr(dst, b.name)
 			dst = append(dst, "` ("...)
-			dst = appendStr(dst, id)
+			dst = appendStr(dst, b.id)
 			dst = append(dst, ")\n\n"...)
-			if args == nil {
-				args = []byte("{}")
+			if b.args == nil {
+				b.args = []byte("{}")
 			}
 			start := len(dst)
-			dst = Indent(dst, args)
+			dst = Indent(dst, b.args)
 			dst = fenceTail(dst, start, "json")
-		case strIs(typ, "image"):
+		case strIs(b.typ, "image"):
 			dst = append(dst, "*[image "...)
-			dst = appendStr(dst, mime)
+			dst = appendStr(dst, b.mime)
 			dst = append(dst, "]*\n\n"...)
 		default:
 			start := len(dst)
-			dst = Indent(dst, block)
+			dst = Indent(dst, b.raw)
 			dst = fenceTail(dst, start, "json")
 		}
 	}

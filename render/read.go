@@ -175,6 +175,48 @@ func (a *elements) skip(end int) int {
 	return end
 }
 
+// contentBlock is one block of a message's content array, with the
+// members the transcripts show; raw is the whole block.
+type contentBlock struct {
+	typ, text, thinking, name, id, args, mime, raw []byte
+}
+
+// nextBlock reads the next block of a content array. An object block is
+// walked once: its members' walk finds its end.
+func (a *elements) nextBlock() (contentBlock, bool) {
+	var c contentBlock
+	it, ok := a.object()
+	if !ok {
+		c.raw, ok = a.next()
+		return c, ok
+	}
+	start := a.i
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "type":
+			c.typ = v
+		case "text":
+			c.text = v
+		case "thinking":
+			c.thinking = v
+		case "name":
+			c.name = v
+		case "id":
+			c.id = v
+		case "arguments":
+			c.args = v
+		case "mimeType":
+			c.mime = v
+		}
+	}
+	c.raw = a.b[start:a.skip(it.end())]
+	return c, true
+}
+
 // appendStr appends the text a value shows in a transcript: a string
 // unquoted, nothing for null or absent, any other value's raw JSON.
 func appendStr(dst, v []byte) []byte {
