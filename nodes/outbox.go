@@ -40,6 +40,11 @@ func (o *outbox) put(changes []sessions.Change, evicted ...sessionKey) {
 	o.evicted = append(o.evicted, evicted...)
 	o.queued++
 	o.mu.Unlock()
+	o.wake()
+}
+
+// wake tells the delivering goroutine that there is work.
+func (o *outbox) wake() {
 	select {
 	case o.signal <- struct{}{}:
 	default:
@@ -52,10 +57,7 @@ func (o *outbox) putStale(n *fs.Inode) {
 	o.stale = append(o.stale, n)
 	o.queued++
 	o.mu.Unlock()
-	select {
-	case o.signal <- struct{}{}:
-	default:
-	}
+	o.wake()
 }
 
 // take empties the outbox; done says it was delivered.
