@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +40,7 @@ type step struct {
 func main() {
 	mode := flag.String("mode", "count", "render, count, cat or check")
 	n := flag.Int("n", 300, "sessions")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured work to this file")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		log.Fatal("usage: sizes [-mode render|count|cat|check] [-n N] STORE")
@@ -68,6 +70,14 @@ func main() {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	runtime.ReadMemStats(&ms)
 	gc0, pause0 := ms.NumGC, ms.PauseTotalNs
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	for _, p := range files {
 		var t *tree.Tree

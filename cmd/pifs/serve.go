@@ -121,6 +121,9 @@ func serve(cfg config, ready *os.File) int {
 		}
 		os.Exit(exitError)
 	}()
+	if stop := startProfile(logger); stop != nil {
+		defer stop()
+	}
 	m.Wait()
 	sdNotify("STOPPING=1")
 	logger.Info("unmounted " + cfg.mountpoint)
