@@ -130,13 +130,17 @@ func TestBranchLookupCost(t *testing.T) {
 	}
 }
 
-// TestUsageReportCost: the usage reports read each session once, without
-// parsing it into the cache, take the records of a session already parsed
-// from its parse, and after an append read only the session that changed.
+// TestUsageReportCost: a parse leaves the usage records to the reports; the
+// reports read each session once, without parsing it into the cache, take
+// the records of a session parsed in the cache from its entries, and after
+// an append read only the session that changed.
 func TestUsageReportCost(t *testing.T) {
 	r, proj := costStore(t, 300, 200)
 	if err := (sessionRef{r, proj, "s00007"}).with(func(*session) error { return nil }); err != nil {
 		t.Fatal(err)
+	}
+	if held := r.st.usage.held.Load(); held != 0 {
+		t.Errorf("a parse took the session's usage records (%d bytes): only a report needs them", held)
 	}
 	opened := r.st.opened.Load()
 	reps, _, err := r.st.reports(time.UTC)

@@ -295,7 +295,6 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		f.KnowName(s.tree.Name()) // by-name/ reads nothing more
 	}
 	st.account(s, parseCost(s.log.Size()))
-	st.usage.keep(s)
 	if st.onParse != nil {
 		st.onParse(s.log.Size())
 	}

@@ -17,8 +17,7 @@ import (
 // sessions that changed, and the reports of the index's current state.
 type usageCache struct {
 	mu sync.Mutex // held while reports are built
-	// recMu guards byPath, which parsing sessions fills in too (with the
-	// session's lock held, so never while waiting for mu).
+	// recMu guards byPath (taken last: with mu and a session's lock held).
 	recMu   sync.Mutex
 	byPath  map[string]*usageOf
 	gen     uint64
@@ -62,7 +61,7 @@ func (st *store) reports(loc *time.Location) (*usage.Reports, map[string]time.Ti
 			missing = append(missing, f)
 		}
 	}
-	c.scan(missing)
+	c.scan(st.fromParsed(missing))
 	for _, f := range files {
 		if !seen[f.Path] {
 			continue
@@ -116,11 +115,39 @@ func (c *usageCache) scan(files []*sessions.File) {
 	})
 }
 
-// keep records what the reports need of a session just parsed.
-func (c *usageCache) keep(ss *session) *usageOf {
-	u := &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()}
-	c.put(ss.file, u)
-	return u
+// fromParsed takes the records of the sessions that are parsed in the
+// cache at the index's version from their entries, and returns the others,
+// which must be read. A parse does not take them itself: most parses are
+// for a view that needs no usage (grep of context.json), and the records
+// of a session cost about a fifth of its parse. A session whose lock is
+// held (a write, a parse) is read from its file instead, rather than
+// waited for while c.mu is held.
+func (st *store) fromParsed(files []*sessions.File) (rest []*sessions.File) {
+	for _, f := range files {
+		st.mu.Lock()
+		el := st.parsed[f.Path]
+		st.mu.Unlock()
+		if el != nil {
+			ss := el.Value.(*session)
+			if ss.mu.TryLock() {
+				ok := ss.log != nil && ss.file == f
+				if ok {
+					st.usage.keep(ss)
+				}
+				ss.mu.Unlock()
+				if ok {
+					continue
+				}
+			}
+		}
+		rest = append(rest, f)
+	}
+	return rest
+}
+
+// keep records what the reports need of a parsed session. ss.mu is held.
+func (c *usageCache) keep(ss *session) {
+	c.put(ss.file, &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()})
 }
 
 func (c *usageCache) put(f *sessions.File, u *usageOf) {
