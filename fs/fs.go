@@ -387,3 +387,11 @@ func (f *FS) Detach() error {
 // Parsed counts the sessions the mount has parsed (for tests that guard a
 // cost).
 func (f *FS) Parsed() int64 { return f.root.Parsed() }
+
+// Watching says how the mount learns of changes to the store: "change
+// events (inotify)" or "polling every 500ms".
+func (f *FS) Watching() string { return f.watcher.Mode() }
+
+// Polls tells that the mount polls the store (asked for, or no change
+// events there).
+func (f *FS) Polls() bool { return !f.watcher.Events() }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseArgs: the mount helper form and pifs's own -o options.
@@ -30,5 +32,18 @@ func TestParseArgs(t *testing.T) {
 	cfg, _, err = parseArgs([]string{"-o", "sessions_dir=/t", "/m"}, io.Discard)
 	if err != nil || cfg.fs.SessionsDir != "/t" {
 		t.Errorf("-o sessions_dir: %+v, %v", cfg, err)
+	}
+	cfg, _, err = parseArgs([]string{"--poll", "2s", "/m"}, io.Discard)
+	if err != nil || cfg.fs.PollInterval != 2*time.Second {
+		t.Errorf("--poll 2s: %v, %v", cfg.fs.PollInterval, err)
+	}
+	cfg, _, err = parseArgs([]string{"/s", "/m", "-o", "poll=250ms"}, io.Discard)
+	if err != nil || cfg.fs.PollInterval != 250*time.Millisecond || cfg.fs.MountOptions[0] != "" {
+		t.Errorf("-o poll=250ms: %v, %q, %v", cfg.fs.PollInterval, cfg.fs.MountOptions, err)
+	}
+	for _, bad := range [][]string{{"--poll", "1ms", "/m"}, {"--poll=-1s", "/m"}, {"-o", "poll=soon", "/m"}} {
+		if _, _, err := parseArgs(bad, io.Discard); err == nil || !strings.Contains(err.Error(), "poll") {
+			t.Errorf("%q: %v, want an error about the interval", bad, err)
+		}
 	}
 }

@@ -168,6 +168,13 @@ func TestRefusals(t *testing.T) {
 // line says it is mounted; lines gives the rest of what it logs.
 func foreground(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
+	cmd, lines, _ := foregroundLine(t, bin, env, args...)
+	return cmd, lines
+}
+
+// foregroundLine is foreground that also returns the start-up line.
+func foregroundLine(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, *bufio.Scanner, string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
@@ -184,8 +191,8 @@ func foreground(t *testing.T, bin string, env []string, args ...string) (*exec.C
 		}
 	})
 	lines := bufio.NewScanner(stderr)
-	expectLine(t, lines, "mounted ")
-	return cmd, lines
+	line := expectLine(t, lines, "mounted ")
+	return cmd, lines, line
 }
 
 // expectLine reads log lines until one contains want.
@@ -498,5 +505,42 @@ func TestDeadOtherMount(t *testing.T) {
 	want := "pifs: mountpoint " + mnt + " is a disconnected fuse.other mount of elsewhere (transport endpoint is not connected); clear it with: fusermount3 -u -z " + mnt + "\n"
 	if code != exitMountpoint || out != want {
 		t.Errorf("exit %d, %q; want %d, %q", code, out, exitMountpoint, want)
+	}
+}
+
+// TestPoll: --poll makes the mount poll the store, says so at start-up,
+// and shows another writer's append within the interval and a bit.
+func TestPoll(t *testing.T) {
+	bin := buildPifs(t)
+	store := testStore(t)
+	mnt := emptyDir(t)
+	cmd, lines, line := foregroundLine(t, bin, nil, "--poll", "100ms", "--sessions-dir", store, mnt)
+	if !strings.Contains(line, "polling every 100ms for changes") {
+		t.Errorf("the start-up line does not say the mount polls: %s", line)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		exitCodeOf(cmd, lines)
+	}()
+	leaf := filepath.Join(mnt, "--p--", "s1", "leaf")
+	if got, err := os.ReadFile(leaf); err != nil || string(got) != "a1\n" {
+		t.Fatalf("leaf: %q, %v", got, err)
+	}
+	f, err := os.OpenFile(filepath.Join(store, "--p--", "s1.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"message","id":"a2","parentId":"a1","timestamp":"2024-01-01T00:00:02.000Z","message":{"role":"user","content":"again"}}` + "\n")
+	f.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, _ := os.ReadFile(leaf)
+		if string(got) == "a2\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leaf still %q 5 s after the append: the poll did not see it", got)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -88,6 +88,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 		logFile     = flags.String("log-file", "", "append the log to `FILE` (default: stderr; with --daemon\n$XDG_STATE_HOME/pifs/pifs.log or ~/.local/state/pifs/pifs.log)")
 		verbose     = flags.CountP("verbose", "v", "log more: debug detail (start-up, unmount and warnings\nare always logged)")
 		debug       = flags.Bool("debug", false, "log every FUSE request (implies -v)")
+		poll        = flags.Duration("poll", 0, "look for changes to the store every `INTERVAL` (e.g. 1s)\ninstead of waiting for the kernel's change events, for a store\nthat other machines write over NFS; 0 uses events where they\nwork and polls every 500ms where not")
 		tz          = flags.String("tz", "Local", "time `ZONE` of the usage reports' days and months\n(UTC, Europe/Paris, …; default the local zone)")
 		pidFile     = flags.String("pid-file", "", "write the serving process's pid to `FILE`")
 		showVersion = flags.BoolP("version", "V", false, "print the version, commit and go-fuse version, and exit")
@@ -111,6 +112,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	cfg.fs = fs.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
 	size := *cacheSize
 	dir := *sessionsDir
+	pollEvery := *poll
 	// pifs's own -o options; the rest go to package fs.
 	for _, opts := range *mountOpts {
 		var rest []string
@@ -125,6 +127,12 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 				cfg.pidFile = val
 			case key == "sessions_dir" && hasVal:
 				dir = val
+			case key == "poll" && hasVal:
+				d, err := time.ParseDuration(val)
+				if err != nil {
+					return cfg, false, usagef("-o poll=%s: %v; give an interval such as 1s or 500ms", val, err)
+				}
+				pollEvery = d
 			case key == "debug" && !hasVal:
 				cfg.fs.Debug = true
 			case key == "verbose" && !hasVal:
@@ -140,6 +148,10 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	if cfg.cacheBytes, err = parseSize(size); err != nil {
 		return cfg, false, usagef("--cache-size: %v", err)
 	}
+	if pollEvery < 0 || (pollEvery > 0 && pollEvery < 10*time.Millisecond) {
+		return cfg, false, usagef("--poll %v: give an interval of at least 10ms (or 0, the default: change events)", pollEvery)
+	}
+	cfg.fs.PollInterval = pollEvery
 	switch flags.NArg() {
 	case 1:
 		cfg.mountpoint = flags.Arg(0)

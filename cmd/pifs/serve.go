@@ -84,6 +84,9 @@ func serve(cfg config, ready *os.File) int {
 		defer os.Remove(cfg.pidFile)
 	}
 	line := startupLine(cfg)
+	if m.Polls() {
+		line += "; " + m.Watching() + " for changes"
+	}
 	logger.Info(line)
 	if err := sdNotify("READY=1\nSTATUS=" + line); err != nil {
 		logger.Warn("telling systemd the mount is ready: " + err.Error())
