@@ -691,7 +691,7 @@ func (b *bench) fig7() error {
 	r := b.add(&row{Fig: 7, What: fmt.Sprintf("pifs CPU while idle %v after the walk", b.s.Idle), Unit: "% of a core", Target: "≤ 1%", Limit: 1})
 	r.Pifs = append(r.Pifs, idle)
 	r.note(fmt.Sprintf("clock tick 10 ms: resolution %.2f%%", 100*10/float64(b.s.Idle.Milliseconds())))
-	if err := b.live(m, ""); err != nil {
+	if err := b.live(m, "", false); err != nil {
 		return err
 	}
 	if err := m.unmount(); err != nil {
@@ -702,10 +702,21 @@ func (b *bench) fig7() error {
 		b.add(&row{Fig: 7, What: "live latency with the poll fallback", Unit: "ms", Target: "≤ 1 s", Skipped: "pifs has no --poll flag"})
 		return nil
 	}
-	if m, err = b.mount(b.b.dir, "--poll=1s"); err != nil {
+	// The fallback as it runs where no change events come: every 500 ms.
+	if m, err = b.mount(b.b.dir, "--poll=500ms"); err != nil {
 		return err
 	}
-	if err := b.live(m, " (--poll=1s)"); err != nil {
+	// The same walk, then idle: polling looks at the store twice a second.
+	if _, err := run(m, m.dir, "find . > /dev/null; ls -l ./--*/*/ > /dev/null; ls -l by-id > /dev/null"); err != nil {
+		return err
+	}
+	cpu0, t0 = m.cpu(), time.Now()
+	time.Sleep(b.s.Idle)
+	idle = 100 * (m.cpu() - cpu0) / float64(time.Since(t0).Milliseconds())
+	r = b.add(&row{Fig: 7, What: fmt.Sprintf("pifs CPU while idle %v after the walk (--poll=500ms)", b.s.Idle), Unit: "% of a core", Target: "—"})
+	r.Pifs = append(r.Pifs, idle)
+	r.note(fmt.Sprintf("%d sessions, polled every 500 ms", len(b.b.files)))
+	if err := b.live(m, " (--poll=500ms)", true); err != nil {
 		return err
 	}
 	return m.unmount()
@@ -714,7 +725,7 @@ func (b *bench) fig7() error {
 // live appends 20 entries to a session with a shell's >> and measures how
 // long until stat and cat through the mount show each. It restores the
 // file afterwards.
-func (b *bench) live(m *mount, x string) error {
+func (b *bench) live(m *mount, x string, polled bool) error {
 	f := b.b.files[0]
 	raw := filepath.Join(b.b.dir, f.Path)
 	dir := filepath.Join(m.dir, strings.TrimSuffix(f.Path, ".jsonl"))
@@ -781,6 +792,11 @@ func (b *bench) live(m *mount, x string) error {
 		r.Pifs = v.ms
 		med, mx := median(v.ms), slices.Max(v.ms)
 		pass := med <= 100 && mx <= 1000
+		if polled {
+			// Polling every 500 ms: a change waits half of that on average.
+			r.Target = "max ≤ 1 s"
+			pass = mx <= 1000
+		}
 		r.Pass = &pass
 		r.note("the 20 samples of one run; polled every 5 ms")
 	}
