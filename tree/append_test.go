@@ -380,3 +380,21 @@ func FuzzAppendLine(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendKeepsKeyTexts: members are written as JSON.stringify writes
+// them, also when pifs fills in a message's timestamp: keys with lone
+// surrogates stay distinct escapes (they were once one U+FFFD key).
+func TestAppendKeepsKeyTexts(t *testing.T) {
+	p, err := tree.PrepareAppend([]byte(`{"role":"user","content":"x","\ud800":1,"\ud801":2,"\u0041":3,"1":4}`), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := schemaBuilder(t)
+	if err := b.AppendPrepared(p); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"message","id":"ID","parentId":"m1","timestamp":"T","message":{"1":4,"role":"user","content":"x","\ud800":1,"\ud801":2,"A":3,"timestamp":7}}`
+	if got := built(t, b); got != want {
+		t.Errorf("built\n%s\nwant\n%s", got, want)
+	}
+}

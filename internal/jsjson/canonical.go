@@ -67,7 +67,7 @@ func planObjects(v []byte) map[int]*reorder {
 	key := func(i int) int {
 		top := &stack[len(stack)-1]
 		kend := skip(v, i)
-		k, _ := Unquote(v[i:kend])
+		k := keyText(v[i:kend])
 		if !top.reorder {
 			top.reorder = isArrayIndex(k) || top.has(k)
 		}
@@ -126,6 +126,22 @@ func planObjects(v []byte) map[int]*reorder {
 	}
 }
 
+// keyText is a member key as JSON.stringify spells it, without its quotes.
+// It is the key's identity: keys are one key when their texts are equal,
+// and lone surrogates stay escapes, so that two different ones stay two
+// keys. An integer-like key's text is its digits.
+func keyText(raw []byte) string {
+	q := requote(nil, raw)
+	return string(q[1 : len(q)-1])
+}
+
+// appendKey writes a key given by its text, and the colon after it.
+func appendKey(dst []byte, text string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, text...)
+	return append(dst, '"', ':')
+}
+
 type planFrame struct {
 	start   int
 	obj     bool
@@ -166,8 +182,7 @@ func emitCanonical(dst, v []byte, plan map[int]*reorder) []byte {
 	var stack []frame
 	key := func(i int) int {
 		kend := skip(v, i)
-		k, _ := Unquote(v[i:kend])
-		dst = append(Quote(dst, k), ':')
+		dst = append(requote(dst, v[i:kend]), ':')
 		return SkipWS(v, SkipWS(v, kend)+1)
 	}
 	i := 0
@@ -177,7 +192,7 @@ func emitCanonical(dst, v []byte, plan map[int]*reorder) []byte {
 		case '{', '[':
 			if ro := plan[i]; ro != nil && c == '{' {
 				stack = append(stack, frame{ro: ro})
-				dst = append(Quote(append(dst, '{'), ro.keys[0]), ':')
+				dst = appendKey(append(dst, '{'), ro.keys[0])
 				i = ro.vals[0]
 				continue
 			}
@@ -207,7 +222,7 @@ func emitCanonical(dst, v []byte, plan map[int]*reorder) []byte {
 			if ro := top.ro; ro != nil {
 				top.k++
 				if top.k < len(ro.keys) {
-					dst = append(Quote(append(dst, ','), ro.keys[top.k]), ':')
+					dst = appendKey(append(dst, ','), ro.keys[top.k])
 					i = ro.vals[top.k]
 					break
 				}
@@ -233,13 +248,15 @@ func emitCanonical(dst, v []byte, plan map[int]*reorder) []byte {
 }
 
 // ObjectMembers returns an object's keys in JavaScript property order with
-// their (last) values.
+// their (last) values. Each key is given by its text (see keyText): the
+// name itself for a key without quotes, backslashes, control characters or
+// lone surrogates, which Builder takes back as it is.
 func ObjectMembers(obj []byte) ([]string, [][]byte) {
 	var keys []string
 	var vals [][]byte
 	index := map[string]int{}
 	Members(obj, func(k, v []byte) bool {
-		s, _ := Unquote(k)
+		s := keyText(k)
 		if i, ok := index[s]; ok {
 			vals[i] = v
 			return true
@@ -309,7 +326,8 @@ func isArrayIndex(k string) bool {
 }
 
 // Builder builds a JSON object with keys in the given order, skipping members
-// whose value is nil (JSON.stringify drops undefined).
+// whose value is nil (JSON.stringify drops undefined). Keys are given by
+// their text as ObjectMembers returns it: a plain name as it is.
 type Builder struct{ buf []byte }
 
 // Raw adds a member with an already-encoded value; nil values are skipped.
@@ -322,8 +340,7 @@ func (o *Builder) Raw(key string, val []byte) {
 	} else {
 		o.buf = append(o.buf, ',')
 	}
-	o.buf = Quote(o.buf, key)
-	o.buf = append(o.buf, ':')
+	o.buf = appendKey(o.buf, key)
 	o.buf = append(o.buf, val...)
 }
 

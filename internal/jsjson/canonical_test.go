@@ -23,13 +23,19 @@ func canonicalRef(dst, v []byte) []byte {
 		})
 		return append(dst, ']')
 	case Object:
-		keys, vals := ObjectMembers(v)
+		var keys []string
+		var vals [][]byte
+		Members(v, func(k, val []byte) bool {
+			keys, vals = append(keys, keyText(k)), append(vals, val)
+			return true
+		})
+		keys, vals = orderMembers(keys, vals)
 		dst = append(dst, '{')
 		for i, k := range keys {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(Quote(dst, k), ':')
+			dst = appendKey(dst, k)
 			dst = canonicalRef(dst, vals[i])
 		}
 		return append(dst, '}')
@@ -43,6 +49,7 @@ var canonicalSeeds = []string{
 	`{"z":1,"y":{"3":{"3":{"3":3,"2":2}},"1":[{"b":1,"a":2,"b":3}]},"x":"\ud800"}`,
 	`{"":{"":{"":1}},"":2}`,
 	`[[[[[{"1":[[{"0":0}]]}]]]]]`,
+	`{"\ud800":1,"\ud801":2,"\u0031":3,"\ud800":4}`,
 }
 
 func TestCanonicalMatchesReference(t *testing.T) {

@@ -126,6 +126,8 @@ func TestAgainstNode(t *testing.T) {
 		`"2026-01-02T03:04:05.678Z"`, `"2026-01-02"`, `"2026-01-02T03:04"`, `"2026-02-29T00:00:00Z"`, `"2026-02-30"`,
 		`"2024-02-29T00:00:00.1Z"`, `"+002026-01-01T00:00:00Z"`, `"2026-01-02T03:04:05,5Z"`,
 		`"20260102"`, `"2026-01-02T24:00:00Z"`, `"2026-01-02 03:04:05Z"`,
+		// Keys with lone surrogates: distinct keys, written as escapes.
+		`{"\ud800":1,"\ud801":2}`, `{"b":1,"\udc00x":2,"1":3,"\udc00x":4,"\ud83d\ude00":5}`,
 	)
 	script := `
 const rl = require("readline").createInterface({ input: process.stdin, crlfDelay: Infinity });
