@@ -2,7 +2,6 @@ package nodes
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -95,13 +94,14 @@ func findID(t *tree.Tree, name string, room int) (string, bool) {
 // entriesDir is entries/: every entry, one indented file each.
 type entriesDir struct {
 	dir
-	s sessionRef
+	s   sessionRef
+	ino inoHash // what its files' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*entriesDir)(nil))
 
 func newEntriesDir(s sessionRef) *entriesDir {
-	d := &entriesDir{s: s}
+	d := &entriesDir{s: s, ino: s.inoBase().with(entriesName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -142,13 +142,15 @@ func (d *entriesDir) lookup(name string) (child, error) {
 
 func (d *entriesDir) entry(e *sessions.Entry) child {
 	s, id := d.s, e.ID
-	return child{entryFileName(id), syscall.S_IFREG, s.ino(entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+	return child{entryFileName(id), syscall.S_IFREG, entryIno(d.ino, e), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
 }
 
-// entryVersion tells apart two entries with one id (the later wins): an
-// entry file's inode number changes with the line it shows, so the pages
-// the kernel keeps of the earlier one are never served for it.
-func entryVersion(e *sessions.Entry) string { return strconv.FormatInt(e.Offset, 10) }
+// entryIno numbers the file of entry e in a folder whose numbers start
+// with base. The number includes the entry's offset, which tells apart two
+// entries with one id (the later wins): an entry file's number changes
+// with the line it shows, so the pages the kernel keeps of the earlier one
+// are never served for it.
+func entryIno(base inoHash, e *sessions.Entry) uint64 { return base.with(e.ID).withInt(e.Offset).ino() }
 
 // entryFile is one entry, indented. An entry never changes once written,
 // so the kernel may keep its pages.
@@ -191,13 +193,14 @@ func (f *entryFile) size() (int64, time.Time, error) {
 // resolves.
 type branchesDir struct {
 	dir
-	s sessionRef
+	s   sessionRef
+	ino inoHash // what its folders' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*branchesDir)(nil))
 
 func newBranchesDir(s sessionRef) *branchesDir {
-	d := &branchesDir{s: s}
+	d := &branchesDir{s: s, ino: s.inoBase().with(branchesName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -232,20 +235,32 @@ func (d *branchesDir) lookup(name string) (child, error) {
 
 func (d *branchesDir) branch(id string) child {
 	s := d.s
-	return child{EncodeName(id), syscall.S_IFDIR, s.ino(branchesName, id), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
+	return child{EncodeName(id), syscall.S_IFDIR, d.ino.with(id).ino(), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
 }
 
 // pathFileName names an entry by its position on the root→entry path, its
 // kind and its id: NNNN-<kind>-<id>.json. A kind over 32 bytes is hashed
 // like a long id.
 func pathFileName(pos int, e *sessions.Entry) string {
-	num := fmt.Sprintf("%04d", pos)
+	var buf [20]byte
+	num := strconv.AppendInt(buf[:0], int64(pos), 10)
+	pad := max(0, 4-len(num))
 	kind := escape(e.Kind())
 	if len(kind) > 32 || kind == "" {
 		kind = hashedName(e.Kind(), kind)
 	}
-	room := len(num) + 1 + len(kind) + 1 + len(jsonExt)
-	return num + "-" + kind + "-" + encodeName(e.ID, room) + jsonExt
+	room := pad + len(num) + 1 + len(kind) + 1 + len(jsonExt)
+	id := encodeName(e.ID, room)
+	var b strings.Builder
+	b.Grow(room + len(id))
+	b.WriteString("0000"[:pad])
+	b.Write(num)
+	b.WriteByte('-')
+	b.WriteString(kind)
+	b.WriteByte('-')
+	b.WriteString(id)
+	b.WriteString(jsonExt)
+	return b.String()
 }
 
 // namePos reads the position at the start of a path file name.
@@ -265,14 +280,15 @@ func namePos(name string) (int, bool) {
 // and the context and transcript with that entry as leaf.
 type branchDir struct {
 	dir
-	s  sessionRef
-	id string
+	s   sessionRef
+	id  string
+	ino inoHash // what its files' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*branchDir)(nil))
 
 func newBranchDir(s sessionRef, id string) *branchDir {
-	d := &branchDir{s: s, id: id}
+	d := &branchDir{s: s, id: id, ino: s.inoBase().with(branchesName, id)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -331,22 +347,22 @@ func (d *branchDir) lookup(name string) (child, error) {
 
 func (d *branchDir) context() child {
 	s, id := d.s, d.id
-	return child{contextName, syscall.S_IFREG, s.ino(branchesName, id, contextName), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
+	return child{contextName, syscall.S_IFREG, d.ino.with(contextName).ino(), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
 }
 
 func (d *branchDir) transcript() child {
 	s, id := d.s, d.id
-	return child{transcriptName, syscall.S_IFREG, s.ino(branchesName, id, transcriptName), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
+	return child{transcriptName, syscall.S_IFREG, d.ino.with(transcriptName).ino(), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
 }
 
 func (d *branchDir) html() child {
 	s, id := d.s, d.id
-	return child{htmlName, syscall.S_IFREG, s.ino(branchesName, id, htmlName), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
+	return child{htmlName, syscall.S_IFREG, d.ino.with(htmlName).ino(), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
 }
 
 func (d *branchDir) entry(pos int, e *sessions.Entry) child {
 	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(branchesName, d.id, entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+	return child{pathFileName(pos, e), syscall.S_IFREG, entryIno(d.ino.with(entriesName), e), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
 }
 
 // segmentDir is tree/ (first == "") or one segment in it: a run of entries
@@ -356,12 +372,13 @@ type segmentDir struct {
 	dir
 	s     sessionRef
 	first string
+	ino   inoHash // what the numbers in tree/ start with
 }
 
 var _ = (fs.NodeLookuper)((*segmentDir)(nil))
 
 func newSegmentDir(s sessionRef, first string) *segmentDir {
-	d := &segmentDir{s: s, first: first}
+	d := &segmentDir{s: s, first: first, ino: s.inoBase().with(treeName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -479,12 +496,12 @@ func (d *segmentDir) lookup(name string) (child, error) {
 
 func (d *segmentDir) entry(pos int, e *sessions.Entry) child {
 	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(treeName, entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+	return child{pathFileName(pos, e), syscall.S_IFREG, entryIno(d.ino.with(entriesName), e), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
 }
 
 func (d *segmentDir) sub(id string) child {
 	s := d.s
-	return child{EncodeName(id), syscall.S_IFDIR, s.ino(treeName, id), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
+	return child{EncodeName(id), syscall.S_IFDIR, d.ino.with(id).ino(), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
 }
 
 // labelsDir is labels/: one symlink per label to the labelled entry. When
