@@ -77,7 +77,7 @@ func (d *dir) fillAttr(out *fuse.Attr) error {
 // resolve finds a child by name without the kernel, as Lookup would: the
 // watcher uses it to tell which names went away.
 func (d *dir) resolve(name string) (uint64, bool) {
-	c, err := d.src.lookup(name)
+	c, err := d.lookup(name)
 	if err != nil {
 		return 0, false
 	}
@@ -97,8 +97,14 @@ func (d *dir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn,
 	return syscall.EROFS
 }
 
+// lookup finds a child by name, from the folder's source.
+func (d *dir) lookup(name string) (child, error) {
+	d.r.lookups.Add(1)
+	return d.src.lookup(name)
+}
+
 func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	c, err := d.src.lookup(name)
+	c, err := d.lookup(name)
 	if err != nil {
 		return nil, d.r.errno(err)
 	}
@@ -108,16 +114,20 @@ func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 // newChild makes the inode of a child that Lookup (or a Symlink that
 // creates it) hands the kernel, with its attributes filled in.
 func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return d.adopt(ctx, c, c.make(), nil, out)
+	node := c.make()
+	if errno := d.fill(c, node, nil, out); errno != 0 {
+		return nil, errno
+	}
+	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
 }
 
-// adopt makes the inode of child c, whose node is made, with its
-// attributes filled in. inherited, when not nil, is the owner the folder
-// passes on to its children (see ownerFor), found once for a listing.
-func (d *dir) adopt(ctx context.Context, c child, node fs.InodeEmbedder, inherited *owner, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+// fill fills in the attributes of child c, whose node is made. inherited,
+// when not nil, is the owner the folder passes on to its children (see
+// ownerFor), found once for a listing.
+func (d *dir) fill(c child, node fs.InodeEmbedder, inherited *owner, out *fuse.EntryOut) syscall.Errno {
 	if a, ok := node.(attrFiller); ok {
 		if err := a.fillAttr(&out.Attr); err != nil {
-			return nil, d.r.errno(err)
+			return d.r.errno(err)
 		}
 		o, ok := ownOwner(node)
 		if !ok && inherited != nil {
@@ -128,7 +138,7 @@ func (d *dir) adopt(ctx context.Context, c child, node fs.InodeEmbedder, inherit
 		own(&out.Attr, o)
 	}
 	out.Attr.Ino = c.ino
-	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+	return 0
 }
 
 // OpendirHandle opens a folder. The kernel keeps what a listing gave
@@ -244,18 +254,28 @@ func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 // Lookup answers READDIRPLUS for one name: as a lookup, but for a costly
 // file, whose name goes to the kernel without attributes.
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	c, node, errno := h.lookup(name, out)
+	if errno != 0 {
+		return nil, errno
+	}
+	return h.d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+}
+
+// lookup is Lookup but for the inode: the child of a name and its node,
+// with its attributes filled in.
+func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (child, fs.InodeEmbedder, syscall.Errno) {
 	c, inherited, ok := h.child(name)
 	if !ok {
 		var err error
-		if c, err = h.d.src.lookup(name); err != nil {
-			return nil, h.d.r.errno(err)
+		if c, err = h.d.lookup(name); err != nil {
+			return c, nil, h.d.r.errno(err)
 		}
 	}
 	node := c.make()
 	if _, ok := node.(costly); ok {
-		return nil, syscall.ENOENT // the kernel keeps the plain name
+		return c, nil, syscall.ENOENT // the kernel keeps the plain name
 	}
-	return h.d.adopt(ctx, c, node, inherited, out)
+	return c, node, h.d.fill(c, node, inherited, out)
 }
 
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -274,7 +294,7 @@ func (d *dir) entries() ([]fuse.DirEntry, []child, syscall.Errno) {
 	if err != nil {
 		return nil, nil, d.r.errno(err)
 	}
-	slices.SortStableFunc(list, func(a, b child) int { return strings.Compare(a.name, b.name) })
+	sortChildren(list)
 	out := make([]fuse.DirEntry, 0, len(list)+2)
 	// go-fuse leaves "." and ".." to the file system.
 	up := d.StableAttr().Ino
@@ -292,6 +312,22 @@ func (d *dir) entries() ([]fuse.DirEntry, []child, syscall.Errno) {
 		out = append(out, fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino})
 	}
 	return out, kids, 0
+}
+
+// sortChildren sorts a listing by name; of children with one name, the
+// first listed stays first. Names are almost always unique: the stable
+// sort, which costs a few times more on a big folder, is taken only then.
+func sortChildren(list []child) {
+	byName := func(a, b child) int { return strings.Compare(a.name, b.name) }
+	listed := slices.Clone(list)
+	slices.SortFunc(list, byName)
+	for i := 1; i < len(list); i++ {
+		if list[i-1].name == list[i].name {
+			copy(list, listed)
+			slices.SortStableFunc(list, byName)
+			return
+		}
+	}
 }
 
 func (d *dir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

@@ -27,7 +27,7 @@ type inoHash uint64
 
 const (
 	inoSeed  inoHash = 14695981039346656037 // FNV-1a 64 offset basis
-	inoPrime         = 1099511628211
+	inoPrime inoHash = 1099511628211
 )
 
 // with adds parts to the hash.

@@ -3,10 +3,13 @@ package nodes
 import (
 	"context"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -113,9 +116,20 @@ func entryFileName(id string) string { return encodeName(id, len(jsonExt)) + jso
 func (d *entriesDir) list() ([]child, error) {
 	var out []child
 	err := d.s.with(func(ss *session) error {
-		for _, e := range ss.tree.Entries() {
-			if e.ID != "" && ss.tree.Node(e.ID).Entry == e {
-				out = append(out, d.entry(e))
+		all := ss.tree.Entries()
+		withID := 0
+		for _, e := range all {
+			if e.ID != "" {
+				withID++
+			}
+		}
+		// When ids repeat, the last entry of an id has its name.
+		unique := withID == ss.tree.Len()
+		stats := entryStatsOf(d.r.st, ss)
+		out = make([]child, 0, ss.tree.Len())
+		for _, e := range all {
+			if e.ID != "" && (unique || ss.tree.Node(e.ID).Entry == e) {
+				out = append(out, d.entry(e, stats))
 			}
 		}
 		return nil
@@ -134,15 +148,26 @@ func (d *entriesDir) lookup(name string) (child, error) {
 		if !ok {
 			return ErrNotFound
 		}
-		c = d.entry(ss.tree.Node(id).Entry)
+		c = d.entry(ss.tree.Node(id).Entry, entryStatsOf(d.r.st, ss))
 		return nil
 	})
 	return c, err
 }
 
-func (d *entriesDir) entry(e *sessions.Entry) child {
-	s, id := d.s, e.ID
-	return child{entryFileName(id), syscall.S_IFREG, entryIno(d.ino, e), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) child {
+	return entryChild(d.s, entryFileName(e.ID), entryIno(d.ino, e), e, stats)
+}
+
+// entryChild is the file of entry e in a folder, as listed or looked up
+// with the session's stats at hand: the node it makes takes them for its
+// first attributes, so that READDIRPLUS, which asks them of every name
+// just listed, finds neither the session nor the entry again.
+func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats entryStats) child {
+	return child{name, syscall.S_IFREG, ino, func() fs.InodeEmbedder {
+		f := newEntryFile(s, e.ID)
+		f.listed, f.stat = e, stats.of(e)
+		return f
+	}}
 }
 
 // entryIno numbers the file of entry e in a folder whose numbers start
@@ -158,6 +183,11 @@ type entryFile struct {
 	file
 	s  sessionRef
 	id string
+	// listed is the entry as the folder that made the node saw it, with
+	// its stat: the first attributes (see entryChild), then forgotten,
+	// so that the node does not keep a version of the session alive.
+	listed *sessions.Entry
+	stat   *entryStat
 }
 
 func newEntryFile(s sessionRef, id string) *entryFile {
@@ -173,20 +203,93 @@ func (f *entryFile) content() ([]byte, time.Time, error) {
 // size counts the indented entry without making it: `ls -l entries/`
 // renders nothing.
 func (f *entryFile) size() (int64, time.Time, error) {
-	var n int
+	var n int64
 	var mt time.Time
-	err := f.s.with(func(ss *session) error {
-		node := ss.tree.Node(f.id)
-		if node == nil {
-			return ErrNotFound
-		}
-		n, mt = render.IndentSize(node.Raw), entryMtime(node.Entry)
-		return nil
-	})
+	var err error
+	if e, st := f.listed, f.stat; e != nil {
+		f.listed, f.stat = nil, nil
+		n, mt = st.size(e), st.mtime(e)
+	} else {
+		err = f.s.with(func(ss *session) error {
+			node := ss.tree.Node(f.id)
+			if node == nil {
+				return ErrNotFound
+			}
+			st := entryStatsOf(f.s.r.st, ss).of(node.Entry)
+			n, mt = st.size(node.Entry), st.mtime(node.Entry)
+			return nil
+		})
+	}
 	if err == nil && mt.IsZero() {
 		mt, err = f.s.activity()
 	}
-	return int64(n), mt, err
+	return n, mt, err
+}
+
+// entryStats is what stat shows of the entry files of one version of a
+// session, by the entries' Seq, counted when first asked: an entry has a
+// file in entries/, in every branches/<id>/ whose path holds it and in
+// tree/, and `ls -l` of each counts its size and reads its timestamp once.
+type entryStats []entryStat
+
+// entryStat is an entry file's size and mtime (UnixNano); 0 for what is
+// not counted yet, noMtime for an entry without a valid timestamp. A node
+// made by a listing reads it without the session's lock (see entryChild):
+// its fields are atomic, and two that count at once count alike.
+type entryStat struct{ sizeN, mtimeN atomic.Int64 }
+
+const noMtime = math.MinInt64
+
+func entryStatsOf(st *store, ss *session) entryStats {
+	return rendered(st, ss, "entry stats", func(t entryStats) int64 { return int64(len(t)) * int64(unsafe.Sizeof(entryStat{})) },
+		func() entryStats {
+			n := 0
+			if es := ss.tree.Entries(); len(es) > 0 {
+				n = es[len(es)-1].Seq + 1
+			}
+			return make(entryStats, n)
+		})
+}
+
+// of is e's place in the table (nil when it has none, which counts
+// every time).
+func (t entryStats) of(e *sessions.Entry) *entryStat {
+	if e.Seq < 0 || e.Seq >= len(t) {
+		return nil
+	}
+	return &t[e.Seq]
+}
+
+// size is the size of e's file: e indented.
+func (s *entryStat) size(e *sessions.Entry) int64 {
+	if s == nil {
+		return int64(render.IndentSize(e.Raw))
+	}
+	n := s.sizeN.Load()
+	if n == 0 {
+		n = int64(render.IndentSize(e.Raw))
+		s.sizeN.Store(n)
+	}
+	return n
+}
+
+// mtime is the mtime of e's file: its timestamp (zero when not valid).
+func (s *entryStat) mtime(e *sessions.Entry) time.Time {
+	if s == nil {
+		return entryMtime(e)
+	}
+	mt := s.mtimeN.Load()
+	if mt == 0 {
+		mt = noMtime
+		if t := entryMtime(e); !t.IsZero() {
+			mt = t.UnixNano()
+		}
+		s.mtimeN.Store(mt)
+	}
+	if mt == noMtime {
+		return time.Time{}
+	}
+	return time.Unix(0, mt)
 }
 
 // branchesDir is branches/: one folder per tip, though any entry id
@@ -312,8 +415,9 @@ func (d *branchDir) list() ([]child, error) {
 		if len(path) == 0 {
 			return ErrNotFound
 		}
+		stats := entryStatsOf(d.r.st, ss)
 		for i, e := range path {
-			out = append(out, d.entry(i+1, e))
+			out = append(out, d.entry(i+1, e, stats))
 		}
 		return nil
 	})
@@ -339,7 +443,7 @@ func (d *branchDir) lookup(name string) (child, error) {
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
 			return ErrNotFound
 		}
-		c = d.entry(pos, path[pos-1])
+		c = d.entry(pos, path[pos-1], entryStatsOf(d.r.st, ss))
 		return nil
 	})
 	return c, err
@@ -360,9 +464,8 @@ func (d *branchDir) html() child {
 	return child{htmlName, syscall.S_IFREG, d.ino.with(htmlName).ino(), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
 }
 
-func (d *branchDir) entry(pos int, e *sessions.Entry) child {
-	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, entryIno(d.ino.with(entriesName), e), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
+	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.with(entriesName), e), e, stats)
 }
 
 // segmentDir is tree/ (first == "") or one segment in it: a run of entries
@@ -439,8 +542,9 @@ func (d *segmentDir) mtime() (time.Time, error) {
 		if err != nil {
 			return err
 		}
+		stats := entryStatsOf(d.r.st, ss)
 		for _, n := range nodes {
-			if t := entryMtime(n.Entry); t.After(mt) {
+			if t := stats.of(n.Entry).mtime(n.Entry); t.After(mt) {
 				mt = t
 			}
 		}
@@ -459,8 +563,9 @@ func (d *segmentDir) list() ([]child, error) {
 		if err != nil {
 			return err
 		}
+		stats := entryStatsOf(d.r.st, ss)
 		for i, n := range nodes {
-			out = append(out, d.entry(pos+i, n.Entry))
+			out = append(out, d.entry(pos+i, n.Entry, stats))
 		}
 		for _, n := range next {
 			out = append(out, d.sub(n.ID))
@@ -479,7 +584,7 @@ func (d *segmentDir) lookup(name string) (child, error) {
 		}
 		if p, ok := namePos(name); ok && strings.HasSuffix(name, jsonExt) {
 			if i := p - pos; i >= 0 && i < len(nodes) && pathFileName(p, nodes[i].Entry) == name {
-				c = d.entry(p, nodes[i].Entry)
+				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.r.st, ss))
 				return nil
 			}
 		}
@@ -494,9 +599,8 @@ func (d *segmentDir) lookup(name string) (child, error) {
 	return c, err
 }
 
-func (d *segmentDir) entry(pos int, e *sessions.Entry) child {
-	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, entryIno(d.ino.with(entriesName), e), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *segmentDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
+	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.with(entriesName), e), e, stats)
 }
 
 func (d *segmentDir) sub(id string) child {
