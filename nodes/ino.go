@@ -11,14 +11,15 @@ import "strconv"
 // The hash is FNV-1a (64 bits) over the parts, each preceded by its length
 // as 8 bytes so that parts never run into each other ("a","b/b" is not
 // "a/b","b"), then murmur3's 64-bit finalizer, so that every bit of the
-// number depends on every byte. It costs no allocation, and a listing of
-// 60,000 entries hashes each name once (it was SHA-256, a tenth of the
-// CPU of `ls -l` on such a folder). It is not built to resist chosen
-// inputs: someone who writes ids meant to collide can make two views of a
-// session share a number, as with any 63-bit number a birthday search
-// over SHA-256 would; for numbers that happen to be shared, the odds are
-// those of any good 63-bit hash (one in 10^7 for a million nodes), and
-// TestInoCollisions checks the near-misses.
+// number depends on every byte. It allocates nothing, and a folder hashes
+// the parts its children share once (inoHash): a name in a listing of
+// 60,000 entries costs about 75 ns, where SHA-256 over all the parts took
+// 500 ns and four allocations. Numbers that happen to be shared are as
+// rare as with any good 63-bit hash (about one chance in 10^7 for a
+// million nodes); TestInoCollisions checks the near-misses. It does not
+// resist chosen inputs: ids written to collide could make two views of a
+// session share a number, as a birthday search over 63 bits of SHA-256
+// could too.
 func inoOf(parts ...string) uint64 { return inoSeed.with(parts...).ino() }
 
 // inoHash is the hash of the first parts of a node's name: a folder hashes
