@@ -2,7 +2,8 @@ package nodes
 
 import (
 	"context"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -76,7 +77,7 @@ func (d *dir) fillAttr(out *fuse.Attr) error {
 // resolve finds a child by name without the kernel, as Lookup would: the
 // watcher uses it to tell which names went away.
 func (d *dir) resolve(name string) (uint64, bool) {
-	c, err := d.src.lookup(name)
+	c, err := d.lookup(name)
 	if err != nil {
 		return 0, false
 	}
@@ -96,8 +97,14 @@ func (d *dir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn,
 	return syscall.EROFS
 }
 
+// lookup finds a child by name, from the folder's source.
+func (d *dir) lookup(name string) (child, error) {
+	d.r.lookups.Add(1)
+	return d.src.lookup(name)
+}
+
 func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	c, err := d.src.lookup(name)
+	c, err := d.lookup(name)
 	if err != nil {
 		return nil, d.r.errno(err)
 	}
@@ -108,21 +115,38 @@ func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 // creates it) hands the kernel, with its attributes filled in.
 func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	node := c.make()
+	if errno := d.fill(c, node, nil, out); errno != 0 {
+		return nil, errno
+	}
+	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+}
+
+// fill fills in the attributes of child c, whose node is made. inherited,
+// when not nil, is the owner the folder passes on to its children (see
+// ownerFor), found once for a listing.
+func (d *dir) fill(c child, node fs.InodeEmbedder, inherited *owner, out *fuse.EntryOut) syscall.Errno {
 	if a, ok := node.(attrFiller); ok {
 		if err := a.fillAttr(&out.Attr); err != nil {
-			return nil, d.r.errno(err)
+			return d.r.errno(err)
 		}
-		own(&out.Attr, d.r.ownerFor(node, d.EmbeddedInode()))
+		o, ok := ownOwner(node)
+		if !ok && inherited != nil {
+			o = *inherited
+		} else if !ok {
+			o = d.r.inheritedOwner(d.EmbeddedInode())
+		}
+		own(&out.Attr, o)
 	}
 	out.Attr.Ino = c.ino
-	return d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+	return 0
 }
 
 // OpendirHandle opens a folder. The kernel keeps what a listing gave
 // (FOPEN_CACHE_DIR) until the watcher says the folder changed (Apply's
 // NotifyContent, or NotifyEntry of a name in it), so a listing repeated
 // costs one OPENDIR, and the handle lists the folder only when the kernel
-// reads it; it then answers the lookups of READDIRPLUS itself (see costly).
+// reads it; it then answers the lookups of READDIRPLUS itself, from the
+// children it listed (see costly and dirHandle.Lookup).
 func (d *dir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	return &dirHandle{d: d}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
@@ -132,10 +156,14 @@ type dirHandle struct {
 	d       *dir
 	mu      sync.Mutex
 	entries []fuse.DirEntry
-	listed  bool
-	pos     int
+	// kids are the children behind entries[2:], in the same order.
+	kids   []child
+	listed bool
+	pos    int
 	// gen is the index's count of changes when the listing was made.
 	gen uint64
+	// inherited is the owner the folder passes on, once found.
+	inherited *owner
 }
 
 var (
@@ -152,12 +180,38 @@ func (h *dirHandle) list() syscall.Errno {
 		return 0
 	}
 	h.gen = h.d.r.st.x.Changed()
-	entries, errno := h.d.entries()
+	entries, kids, errno := h.d.entries()
 	if errno != 0 {
 		return errno
 	}
-	h.entries, h.listed = entries, true
+	h.entries, h.kids, h.listed = entries, kids, true
 	return 0
+}
+
+// child is the listed child of a name, with the owner the folder passes
+// on, while the store is as it was when listed: READDIRPLUS looks up each
+// name just after reading it, and a listing of N names then costs one
+// listing, not N lookups more (the lookup of a name in branches/<id>/ or
+// entries/ finds its entry again, and the owner takes a stat).
+func (h *dirHandle) child(name string) (child, *owner, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.listed || h.d.r.st.x.Changed() != h.gen {
+		return child{}, nil, false
+	}
+	i := h.pos - 3 // the entry read last, past "." and ".."
+	if i < 0 || i >= len(h.kids) || h.kids[i].name != name {
+		var found bool
+		i, found = slices.BinarySearchFunc(h.kids, name, func(c child, name string) int { return strings.Compare(c.name, name) })
+		if !found {
+			return child{}, nil, false
+		}
+	}
+	if h.inherited == nil {
+		o := h.d.r.inheritedOwner(h.d.EmbeddedInode())
+		h.inherited = &o
+	}
+	return h.kids[i], h.inherited, true
 }
 
 func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
@@ -200,32 +254,47 @@ func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 // Lookup answers READDIRPLUS for one name: as a lookup, but for a costly
 // file, whose name goes to the kernel without attributes.
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	c, err := h.d.src.lookup(name)
-	if err != nil {
-		return nil, h.d.r.errno(err)
+	c, node, errno := h.lookup(name, out)
+	if errno != 0 {
+		return nil, errno
 	}
-	if _, ok := c.make().(costly); ok {
-		return nil, syscall.ENOENT // the kernel keeps the plain name
+	return h.d.NewInode(ctx, node, fs.StableAttr{Mode: c.mode, Ino: c.ino}), 0
+}
+
+// lookup is Lookup but for the inode: the child of a name and its node,
+// with its attributes filled in.
+func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (child, fs.InodeEmbedder, syscall.Errno) {
+	c, inherited, ok := h.child(name)
+	if !ok {
+		var err error
+		if c, err = h.d.lookup(name); err != nil {
+			return c, nil, h.d.r.errno(err)
+		}
 	}
-	return h.d.newChild(ctx, c, out)
+	node := c.make()
+	if _, ok := node.(costly); ok {
+		return c, nil, syscall.ENOENT // the kernel keeps the plain name
+	}
+	return c, node, h.d.fill(c, node, inherited, out)
 }
 
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	entries, errno := d.entries()
+	entries, _, errno := d.entries()
 	if errno != 0 {
 		return nil, errno
 	}
 	return fs.NewListDirStream(entries), 0
 }
 
-// entries is the listing: ".", "..", then the children sorted by name.
-func (d *dir) entries() ([]fuse.DirEntry, syscall.Errno) {
+// entries is the listing: ".", "..", then the children sorted by name,
+// and the children behind it.
+func (d *dir) entries() ([]fuse.DirEntry, []child, syscall.Errno) {
 	d.r.listings.Add(1)
 	list, err := d.src.list()
 	if err != nil {
-		return nil, d.r.errno(err)
+		return nil, nil, d.r.errno(err)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
+	sortChildren(list)
 	out := make([]fuse.DirEntry, 0, len(list)+2)
 	// go-fuse leaves "." and ".." to the file system.
 	up := d.StableAttr().Ino
@@ -234,13 +303,31 @@ func (d *dir) entries() ([]fuse.DirEntry, syscall.Errno) {
 	}
 	out = append(out, fuse.DirEntry{Name: ".", Mode: syscall.S_IFDIR, Ino: d.StableAttr().Ino},
 		fuse.DirEntry{Name: "..", Mode: syscall.S_IFDIR, Ino: up})
-	for i, c := range list {
-		if i > 0 && list[i-1].name == c.name {
+	kids := list[:0]
+	for _, c := range list {
+		if len(kids) > 0 && kids[len(kids)-1].name == c.name {
 			continue // the first of a name wins, as in lookup
 		}
+		kids = append(kids, c)
 		out = append(out, fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino})
 	}
-	return out, 0
+	return out, kids, 0
+}
+
+// sortChildren sorts a listing by name; of children with one name, the
+// first listed stays first. Names are almost always unique: the stable
+// sort, which costs a few times more on a big folder, is taken only then.
+func sortChildren(list []child) {
+	byName := func(a, b child) int { return strings.Compare(a.name, b.name) }
+	listed := slices.Clone(list)
+	slices.SortFunc(list, byName)
+	for i := 1; i < len(list); i++ {
+		if list[i-1].name == list[i].name {
+			copy(list, listed)
+			slices.SortStableFunc(list, byName)
+			return
+		}
+	}
 }
 
 func (d *dir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

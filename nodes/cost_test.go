@@ -1,15 +1,18 @@
 package nodes
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/bench/gen"
 	"github.com/pifs/pifs/usage"
 )
@@ -182,5 +185,90 @@ func TestUsageReportCost(t *testing.T) {
 	r.st.usage.recMu.Unlock()
 	if held := r.st.usage.held.Load(); held != sum || held < 200*int64(unsafe.Sizeof(usage.Record{})) {
 		t.Errorf("the records hold %d bytes by the count, %d by the sum", held, sum)
+	}
+}
+
+// readdirplus asks of d what READDIRPLUS does, through an open folder:
+// the listing, then each name's lookup and attributes (and of its
+// sub-folders if deep, as ls -lR). It returns the number of names and of
+// folders listed.
+func readdirplus(t testing.TB, d *dir, deep bool) (names, folders int) {
+	h := &dirHandle{d: d}
+	folders = 1
+	for {
+		de, errno := h.Readdirent(context.Background())
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		if de == nil {
+			return names, folders
+		}
+		if de.Name == "." || de.Name == ".." {
+			continue
+		}
+		names++
+		var out fuse.EntryOut
+		c, node, errno := h.lookup(de.Name, &out)
+		if _, ok := c.make().(costly); ok && errno == syscall.ENOENT {
+			continue // a costly file: the name alone
+		}
+		if errno != 0 {
+			t.Fatalf("%s: %v", de.Name, errno)
+		}
+		if out.Attr.Ino != de.Ino || c.ino != de.Ino {
+			t.Fatalf("%s: READDIRPLUS gives inode %d, the listing %d", de.Name, out.Attr.Ino, de.Ino)
+		}
+		if sub, ok := node.(*segmentDir); ok && deep {
+			n, f := readdirplus(t, &sub.dir, deep)
+			names, folders = names+n, folders+f
+		}
+	}
+}
+
+// TestReaddirplusCost: READDIRPLUS of a folder answers every name from
+// its listing: by-id/, entries/, branches/<leaf>/ and tree/ look up no
+// name again and take the session once per folder (and once per
+// sub-folder's mtime in tree/), however many names they hold; and the
+// entries' sizes are kept with the session's version, for every view.
+func TestReaddirplusCost(t *testing.T) {
+	const entries = 3000
+	r, proj := costStore(t, 1000, entries)
+	s := sessionRef{r, proj, "big"}
+	var leaf string
+	s.with(func(ss *session) error { leaf = ss.tree.LeafID(); return nil })
+	for _, view := range []struct {
+		name string
+		dir  *dir
+		deep bool
+	}{
+		{"by-id", &newByIDDir(r).dir, false},
+		{"entries", &newEntriesDir(s).dir, false},
+		{"branches/<leaf>", &newBranchDir(s, leaf).dir, false},
+		{"tree", &newSegmentDir(s, "").dir, true},
+	} {
+		lookups, uses := r.lookups.Load(), r.st.uses.Load()
+		names, folders := readdirplus(t, view.dir, view.deep)
+		if names < 1000 {
+			t.Errorf("%s: %d names", view.name, names)
+		}
+		if n := r.lookups.Load() - lookups; n != 0 {
+			t.Errorf("%s: READDIRPLUS of %d names looked up %d again", view.name, names, n)
+		}
+		if n := r.st.uses.Load() - uses; n > int64(2*folders) {
+			t.Errorf("%s: READDIRPLUS of %d names in %d folders took the session %d times", view.name, names, folders, n)
+		}
+	}
+	var counted int
+	s.with(func(ss *session) error {
+		stats := entryStatsOf(r.st, ss)
+		for i := range stats {
+			if stats[i].sizeN.Load() != 0 {
+				counted++
+			}
+		}
+		return nil
+	})
+	if counted != entries {
+		t.Errorf("%d entries have their size counted, want %d", counted, entries)
 	}
 }

@@ -29,22 +29,22 @@ func TestInoCollisions(t *testing.T) {
 		add("p", proj, newName)
 		for s := 0; s < 20; s++ {
 			sess := "s" + strconv.Itoa(s)
-			ref := sessionRef{project: proj, name: sess}
-			add("s", proj, sess)
+			view := func(parts ...string) { add(append([]string{"s", proj, sess}, parts...)...) }
+			view()
 			for _, e := range sessionFiles {
-				n := e.name
-				add(ref.inoParts(n)...)
+				view(e.name)
 			}
 			for e := 0; e < 40; e++ {
 				id := strconv.Itoa(e)
-				add(ref.inoParts(entriesName, id)...)
-				add(ref.inoParts(branchesName, id)...)
-				add(ref.inoParts(branchesName, id, contextName)...)
-				add(ref.inoParts(branchesName, id, transcriptName)...)
-				add(ref.inoParts(branchesName, "x", entriesName, id)...)
-				add(ref.inoParts(treeName, id)...)
-				add(ref.inoParts(treeName, entriesName, id)...)
-				add(ref.inoParts(labelsName, id)...)
+				view(entriesName, id)
+				view(entriesName, id, "0")
+				view(branchesName, id)
+				view(branchesName, id, contextName)
+				view(branchesName, id, transcriptName)
+				view(branchesName, "x", entriesName, id)
+				view(treeName, id)
+				view(treeName, entriesName, id)
+				view(labelsName, id)
 			}
 		}
 	}
@@ -53,4 +53,30 @@ func TestInoCollisions(t *testing.T) {
 	add("a/b", "b")
 	add("ab", "")
 	add("", "ab")
+	add("", "", "ab")
+	add("ab", "", "")
+}
+
+// TestInoParts: a session's views, a folder's shared prefix and a number
+// as a part are hashed as inoOf of all their parts, so that Readdir and
+// Lookup, whichever way they build a number, agree.
+func TestInoParts(t *testing.T) {
+	s := sessionRef{project: "--home-u-p--", name: "2025_x"}
+	if got, want := s.ino(branchesName, "e1", entriesName, "e2", "1234"),
+		inoOf("s", s.project, s.name, branchesName, "e1", entriesName, "e2", "1234"); got != want {
+		t.Errorf("sessionRef.ino = %d, inoOf = %d", got, want)
+	}
+	if got, want := s.inoBase().with(treeName).with(entriesName, "e").ino(), s.ino(treeName, entriesName, "e"); got != want {
+		t.Errorf("hashed in two steps: %d, in one: %d", got, want)
+	}
+	for _, n := range []int64{0, 7, -1, 1234567890123, -1 << 63} {
+		if got, want := inoSeed.with("x").withInt(n).ino(), inoOf("x", strconv.FormatInt(n, 10)); got != want {
+			t.Errorf("withInt(%d) = %d, want %d", n, got, want)
+		}
+	}
+	// The numbers are the same in every mount: pinned here.
+	const byID = 6797008678046720278
+	if got := inoOf(byIDName); got != byID {
+		t.Errorf("inoOf(by-id) = %d, was %d: inode numbers changed between versions", got, uint64(byID))
+	}
 }

@@ -62,12 +62,24 @@ func (d *sessionDir) owner() (owner, bool) {
 // ownerFor is the owner of a node: its own, or its nearest ancestor's,
 // starting at parent.
 func (r *Root) ownerFor(ops any, parent *fs.Inode) owner {
-	if src, ok := ops.(ownerSource); ok {
-		if o, ok := src.owner(); ok {
-			return o
-		}
+	if o, ok := ownOwner(ops); ok {
+		return o
 	}
-	for p := parent; p != nil; {
+	return r.inheritedOwner(parent)
+}
+
+// ownOwner is the owner of a node that has one of its own.
+func ownOwner(ops any) (owner, bool) {
+	if src, ok := ops.(ownerSource); ok {
+		return src.owner()
+	}
+	return owner{}, false
+}
+
+// inheritedOwner is the owner a folder passes on to its children that have
+// none of their own: its own, or its nearest ancestor's.
+func (r *Root) inheritedOwner(folder *fs.Inode) owner {
+	for p := folder; p != nil; {
 		if src, ok := p.Operations().(ownerSource); ok {
 			if o, ok := src.owner(); ok {
 				return o

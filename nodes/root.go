@@ -71,6 +71,9 @@ type Root struct {
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	listings  atomic.Int64
+	// lookups counts the names folders looked up (for tests that guard a
+	// cost).
+	lookups atomic.Int64
 }
 
 var (

@@ -55,12 +55,11 @@ func (s sessionRef) leaf() (string, error) {
 	return leaf, err
 }
 
-// ino numbers a view of this session.
-func (s sessionRef) ino(parts ...string) uint64 { return inoOf(s.inoParts(parts...)...) }
+// ino numbers a view of this session: inoOf("s", project, name, parts...).
+func (s sessionRef) ino(parts ...string) uint64 { return s.inoBase().with(parts...).ino() }
 
-func (s sessionRef) inoParts(parts ...string) []string {
-	return append([]string{"s", s.project, s.name}, parts...)
-}
+// inoBase is the hash every view of this session starts with.
+func (s sessionRef) inoBase() inoHash { return inoSeed.with("s", s.project, s.name) }
 
 // render returns a rendering of the session, made once per version, and the
 // session's latest activity.

@@ -28,6 +28,7 @@ type store struct {
 	used   int64 // bytes held by the sessions in lru
 
 	opened atomic.Int64 // sessions parsed (for tests that guard a cost)
+	uses   atomic.Int64 // calls that took a parsed session (idem)
 
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
@@ -201,6 +202,7 @@ func (st *store) withFreshSession(project, name string, fn func(s *session) erro
 }
 
 func (st *store) useSession(project, name string, fresh bool, fn func(s *session) error) error {
+	st.uses.Add(1)
 	f, err := st.meta(project, name)
 	if err != nil {
 		return err

@@ -2,12 +2,14 @@ package nodes
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -95,13 +97,14 @@ func findID(t *tree.Tree, name string, room int) (string, bool) {
 // entriesDir is entries/: every entry, one indented file each.
 type entriesDir struct {
 	dir
-	s sessionRef
+	s   sessionRef
+	ino inoHash // what its files' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*entriesDir)(nil))
 
 func newEntriesDir(s sessionRef) *entriesDir {
-	d := &entriesDir{s: s}
+	d := &entriesDir{s: s, ino: s.inoBase().with(entriesName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -113,9 +116,20 @@ func entryFileName(id string) string { return encodeName(id, len(jsonExt)) + jso
 func (d *entriesDir) list() ([]child, error) {
 	var out []child
 	err := d.s.with(func(ss *session) error {
-		for _, e := range ss.tree.Entries() {
-			if e.ID != "" && ss.tree.Node(e.ID).Entry == e {
-				out = append(out, d.entry(e))
+		all := ss.tree.Entries()
+		withID := 0
+		for _, e := range all {
+			if e.ID != "" {
+				withID++
+			}
+		}
+		// When ids repeat, the last entry of an id has its name.
+		unique := withID == ss.tree.Len()
+		stats := entryStatsOf(d.r.st, ss)
+		out = make([]child, 0, ss.tree.Len())
+		for _, e := range all {
+			if e.ID != "" && (unique || ss.tree.Node(e.ID).Entry == e) {
+				out = append(out, d.entry(e, stats))
 			}
 		}
 		return nil
@@ -134,21 +148,34 @@ func (d *entriesDir) lookup(name string) (child, error) {
 		if !ok {
 			return ErrNotFound
 		}
-		c = d.entry(ss.tree.Node(id).Entry)
+		c = d.entry(ss.tree.Node(id).Entry, entryStatsOf(d.r.st, ss))
 		return nil
 	})
 	return c, err
 }
 
-func (d *entriesDir) entry(e *sessions.Entry) child {
-	s, id := d.s, e.ID
-	return child{entryFileName(id), syscall.S_IFREG, s.ino(entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) child {
+	return entryChild(d.s, entryFileName(e.ID), entryIno(d.ino, e), e, stats)
 }
 
-// entryVersion tells apart two entries with one id (the later wins): an
-// entry file's inode number changes with the line it shows, so the pages
-// the kernel keeps of the earlier one are never served for it.
-func entryVersion(e *sessions.Entry) string { return strconv.FormatInt(e.Offset, 10) }
+// entryChild is the file of entry e in a folder, as listed or looked up
+// with the session's stats at hand: the node it makes takes them for its
+// first attributes, so that READDIRPLUS, which asks them of every name
+// just listed, finds neither the session nor the entry again.
+func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats entryStats) child {
+	return child{name, syscall.S_IFREG, ino, func() fs.InodeEmbedder {
+		f := newEntryFile(s, e.ID)
+		f.listed, f.stat = e, stats.of(e)
+		return f
+	}}
+}
+
+// entryIno numbers the file of entry e in a folder whose numbers start
+// with base. The number includes the entry's offset, which tells apart two
+// entries with one id (the later wins): an entry file's number changes
+// with the line it shows, so the pages the kernel keeps of the earlier one
+// are never served for it.
+func entryIno(base inoHash, e *sessions.Entry) uint64 { return base.with(e.ID).withInt(e.Offset).ino() }
 
 // entryFile is one entry, indented. An entry never changes once written,
 // so the kernel may keep its pages.
@@ -156,6 +183,11 @@ type entryFile struct {
 	file
 	s  sessionRef
 	id string
+	// listed is the entry as the folder that made the node saw it, with
+	// its stat: the first attributes (see entryChild), then forgotten,
+	// so that the node does not keep a version of the session alive.
+	listed *sessions.Entry
+	stat   *entryStat
 }
 
 func newEntryFile(s sessionRef, id string) *entryFile {
@@ -171,33 +203,107 @@ func (f *entryFile) content() ([]byte, time.Time, error) {
 // size counts the indented entry without making it: `ls -l entries/`
 // renders nothing.
 func (f *entryFile) size() (int64, time.Time, error) {
-	var n int
+	var n int64
 	var mt time.Time
-	err := f.s.with(func(ss *session) error {
-		node := ss.tree.Node(f.id)
-		if node == nil {
-			return ErrNotFound
-		}
-		n, mt = render.IndentSize(node.Raw), entryMtime(node.Entry)
-		return nil
-	})
+	var err error
+	if e, st := f.listed, f.stat; e != nil {
+		f.listed, f.stat = nil, nil
+		n, mt = st.size(e), st.mtime(e)
+	} else {
+		err = f.s.with(func(ss *session) error {
+			node := ss.tree.Node(f.id)
+			if node == nil {
+				return ErrNotFound
+			}
+			st := entryStatsOf(f.s.r.st, ss).of(node.Entry)
+			n, mt = st.size(node.Entry), st.mtime(node.Entry)
+			return nil
+		})
+	}
 	if err == nil && mt.IsZero() {
 		mt, err = f.s.activity()
 	}
-	return int64(n), mt, err
+	return n, mt, err
+}
+
+// entryStats is what stat shows of the entry files of one version of a
+// session, by the entries' Seq, counted when first asked: an entry has a
+// file in entries/, in every branches/<id>/ whose path holds it and in
+// tree/, and `ls -l` of each counts its size and reads its timestamp once.
+type entryStats []entryStat
+
+// entryStat is an entry file's size and mtime (UnixNano); 0 for what is
+// not counted yet, noMtime for an entry without a valid timestamp. A node
+// made by a listing reads it without the session's lock (see entryChild):
+// its fields are atomic, and two that count at once count alike.
+type entryStat struct{ sizeN, mtimeN atomic.Int64 }
+
+const noMtime = math.MinInt64
+
+func entryStatsOf(st *store, ss *session) entryStats {
+	return rendered(st, ss, "entry stats", func(t entryStats) int64 { return int64(len(t)) * int64(unsafe.Sizeof(entryStat{})) },
+		func() entryStats {
+			n := 0
+			if es := ss.tree.Entries(); len(es) > 0 {
+				n = es[len(es)-1].Seq + 1
+			}
+			return make(entryStats, n)
+		})
+}
+
+// of is e's place in the table (nil when it has none, which counts
+// every time).
+func (t entryStats) of(e *sessions.Entry) *entryStat {
+	if e.Seq < 0 || e.Seq >= len(t) {
+		return nil
+	}
+	return &t[e.Seq]
+}
+
+// size is the size of e's file: e indented.
+func (s *entryStat) size(e *sessions.Entry) int64 {
+	if s == nil {
+		return int64(render.IndentSize(e.Raw))
+	}
+	n := s.sizeN.Load()
+	if n == 0 {
+		n = int64(render.IndentSize(e.Raw))
+		s.sizeN.Store(n)
+	}
+	return n
+}
+
+// mtime is the mtime of e's file: its timestamp (zero when not valid).
+func (s *entryStat) mtime(e *sessions.Entry) time.Time {
+	if s == nil {
+		return entryMtime(e)
+	}
+	mt := s.mtimeN.Load()
+	if mt == 0 {
+		mt = noMtime
+		if t := entryMtime(e); !t.IsZero() {
+			mt = t.UnixNano()
+		}
+		s.mtimeN.Store(mt)
+	}
+	if mt == noMtime {
+		return time.Time{}
+	}
+	return time.Unix(0, mt)
 }
 
 // branchesDir is branches/: one folder per tip, though any entry id
 // resolves.
 type branchesDir struct {
 	dir
-	s sessionRef
+	s   sessionRef
+	ino inoHash // what its folders' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*branchesDir)(nil))
 
 func newBranchesDir(s sessionRef) *branchesDir {
-	d := &branchesDir{s: s}
+	d := &branchesDir{s: s, ino: s.inoBase().with(branchesName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -232,20 +338,32 @@ func (d *branchesDir) lookup(name string) (child, error) {
 
 func (d *branchesDir) branch(id string) child {
 	s := d.s
-	return child{EncodeName(id), syscall.S_IFDIR, s.ino(branchesName, id), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
+	return child{EncodeName(id), syscall.S_IFDIR, d.ino.with(id).ino(), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
 }
 
 // pathFileName names an entry by its position on the root→entry path, its
 // kind and its id: NNNN-<kind>-<id>.json. A kind over 32 bytes is hashed
 // like a long id.
 func pathFileName(pos int, e *sessions.Entry) string {
-	num := fmt.Sprintf("%04d", pos)
+	var buf [20]byte
+	num := strconv.AppendInt(buf[:0], int64(pos), 10)
+	pad := max(0, 4-len(num))
 	kind := escape(e.Kind())
 	if len(kind) > 32 || kind == "" {
 		kind = hashedName(e.Kind(), kind)
 	}
-	room := len(num) + 1 + len(kind) + 1 + len(jsonExt)
-	return num + "-" + kind + "-" + encodeName(e.ID, room) + jsonExt
+	room := pad + len(num) + 1 + len(kind) + 1 + len(jsonExt)
+	id := encodeName(e.ID, room)
+	var b strings.Builder
+	b.Grow(room + len(id))
+	b.WriteString("0000"[:pad])
+	b.Write(num)
+	b.WriteByte('-')
+	b.WriteString(kind)
+	b.WriteByte('-')
+	b.WriteString(id)
+	b.WriteString(jsonExt)
+	return b.String()
 }
 
 // namePos reads the position at the start of a path file name.
@@ -265,14 +383,15 @@ func namePos(name string) (int, bool) {
 // and the context and transcript with that entry as leaf.
 type branchDir struct {
 	dir
-	s  sessionRef
-	id string
+	s   sessionRef
+	id  string
+	ino inoHash // what its files' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*branchDir)(nil))
 
 func newBranchDir(s sessionRef, id string) *branchDir {
-	d := &branchDir{s: s, id: id}
+	d := &branchDir{s: s, id: id, ino: s.inoBase().with(branchesName, id)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -296,8 +415,9 @@ func (d *branchDir) list() ([]child, error) {
 		if len(path) == 0 {
 			return ErrNotFound
 		}
+		stats := entryStatsOf(d.r.st, ss)
 		for i, e := range path {
-			out = append(out, d.entry(i+1, e))
+			out = append(out, d.entry(i+1, e, stats))
 		}
 		return nil
 	})
@@ -323,7 +443,7 @@ func (d *branchDir) lookup(name string) (child, error) {
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
 			return ErrNotFound
 		}
-		c = d.entry(pos, path[pos-1])
+		c = d.entry(pos, path[pos-1], entryStatsOf(d.r.st, ss))
 		return nil
 	})
 	return c, err
@@ -331,22 +451,21 @@ func (d *branchDir) lookup(name string) (child, error) {
 
 func (d *branchDir) context() child {
 	s, id := d.s, d.id
-	return child{contextName, syscall.S_IFREG, s.ino(branchesName, id, contextName), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
+	return child{contextName, syscall.S_IFREG, d.ino.with(contextName).ino(), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
 }
 
 func (d *branchDir) transcript() child {
 	s, id := d.s, d.id
-	return child{transcriptName, syscall.S_IFREG, s.ino(branchesName, id, transcriptName), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
+	return child{transcriptName, syscall.S_IFREG, d.ino.with(transcriptName).ino(), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
 }
 
 func (d *branchDir) html() child {
 	s, id := d.s, d.id
-	return child{htmlName, syscall.S_IFREG, s.ino(branchesName, id, htmlName), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
+	return child{htmlName, syscall.S_IFREG, d.ino.with(htmlName).ino(), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
 }
 
-func (d *branchDir) entry(pos int, e *sessions.Entry) child {
-	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(branchesName, d.id, entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
+	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.with(entriesName), e), e, stats)
 }
 
 // segmentDir is tree/ (first == "") or one segment in it: a run of entries
@@ -356,12 +475,13 @@ type segmentDir struct {
 	dir
 	s     sessionRef
 	first string
+	ino   inoHash // what the numbers in tree/ start with
 }
 
 var _ = (fs.NodeLookuper)((*segmentDir)(nil))
 
 func newSegmentDir(s sessionRef, first string) *segmentDir {
-	d := &segmentDir{s: s, first: first}
+	d := &segmentDir{s: s, first: first, ino: s.inoBase().with(treeName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -422,8 +542,9 @@ func (d *segmentDir) mtime() (time.Time, error) {
 		if err != nil {
 			return err
 		}
+		stats := entryStatsOf(d.r.st, ss)
 		for _, n := range nodes {
-			if t := entryMtime(n.Entry); t.After(mt) {
+			if t := stats.of(n.Entry).mtime(n.Entry); t.After(mt) {
 				mt = t
 			}
 		}
@@ -442,8 +563,9 @@ func (d *segmentDir) list() ([]child, error) {
 		if err != nil {
 			return err
 		}
+		stats := entryStatsOf(d.r.st, ss)
 		for i, n := range nodes {
-			out = append(out, d.entry(pos+i, n.Entry))
+			out = append(out, d.entry(pos+i, n.Entry, stats))
 		}
 		for _, n := range next {
 			out = append(out, d.sub(n.ID))
@@ -462,7 +584,7 @@ func (d *segmentDir) lookup(name string) (child, error) {
 		}
 		if p, ok := namePos(name); ok && strings.HasSuffix(name, jsonExt) {
 			if i := p - pos; i >= 0 && i < len(nodes) && pathFileName(p, nodes[i].Entry) == name {
-				c = d.entry(p, nodes[i].Entry)
+				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.r.st, ss))
 				return nil
 			}
 		}
@@ -477,14 +599,13 @@ func (d *segmentDir) lookup(name string) (child, error) {
 	return c, err
 }
 
-func (d *segmentDir) entry(pos int, e *sessions.Entry) child {
-	s, id := d.s, e.ID
-	return child{pathFileName(pos, e), syscall.S_IFREG, s.ino(treeName, entriesName, id, entryVersion(e)), func() fs.InodeEmbedder { return newEntryFile(s, id) }}
+func (d *segmentDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
+	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.with(entriesName), e), e, stats)
 }
 
 func (d *segmentDir) sub(id string) child {
 	s := d.s
-	return child{EncodeName(id), syscall.S_IFDIR, s.ino(treeName, id), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
+	return child{EncodeName(id), syscall.S_IFDIR, d.ino.with(id).ino(), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
 }
 
 // labelsDir is labels/: one symlink per label to the labelled entry. When
