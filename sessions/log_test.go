@@ -177,6 +177,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"compaction","firstKeptEntryIndex":0}` + "\n5\n[]\n"))
 	f.Add([]byte(`{"type":"session","version":2,"id":"x"}` + "\n" + `{"type":"message","message":{"role":"hookMessage"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Parsing in pieces on several cores gives what parsing line by
+		// line does, error included.
+		checkPieces(t, "input", data, 2, 3, 5)
 		l, err := Parse(data)
 		if err != nil {
 			return
