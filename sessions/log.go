@@ -241,8 +241,15 @@ func (l *Log) consume(data []byte, final bool) error {
 	if l.pieces != nil {
 		pieces = l.pieces
 	}
+	summed := 0 // l.sum covers data[:summed]
 	if n := pieces(end - start); n > 1 {
-		for _, part := range parseLines(data[start:end], base+int64(start), n) {
+		// Summing the lines is one more task beside the pieces.
+		sum := l.sum
+		parts := parseLines(data[start:end], base+int64(start), n, func() {
+			sum = crc32.Update(sum, castagnoli, data[:end])
+		})
+		l.sum, summed = sum, end
+		for _, part := range parts {
 			for _, e := range part {
 				if err := l.take(e, false); err != nil {
 					return err
@@ -259,7 +266,7 @@ func (l *Log) consume(data []byte, final bool) error {
 		start += nl + 1
 	}
 	l.consumed = base + int64(start)
-	l.sum = crc32.Update(l.sum, castagnoli, data[:start])
+	l.sum = crc32.Update(l.sum, castagnoli, data[summed:start])
 	l.pendSum = crc32.Checksum(data[start:], castagnoli)
 	if start > 0 {
 		t := data[max(0, start-32):start]
@@ -290,8 +297,9 @@ func piecesFor(n int) int {
 
 // parseLines parses lines (which end in a newline) in about n pieces at
 // once and returns the kept entries of each piece, in file order; off is
-// the offset of lines in the file. The entries' Seq is left to take.
-func parseLines(lines []byte, off int64, n int) [][]*Entry {
+// the offset of lines in the file. The entries' Seq is left to take. also
+// runs beside the pieces, first.
+func parseLines(lines []byte, off int64, n int, also func()) [][]*Entry {
 	cuts := []int{0}
 	for k := 1; k < n; k++ {
 		at := max(len(lines)*k/n, cuts[len(cuts)-1])
@@ -303,7 +311,12 @@ func parseLines(lines []byte, off int64, n int) [][]*Entry {
 	}
 	cuts = append(cuts, len(lines))
 	parts := make([][]*Entry, len(cuts)-1)
-	par.Each(len(parts), func(i int) {
+	par.Each(len(parts)+1, func(i int) {
+		if i == 0 {
+			also()
+			return
+		}
+		i--
 		piece, start := lines[:cuts[i+1]], cuts[i]
 		for start < len(piece) {
 			nl := bytes.IndexByte(piece[start:], '\n')
