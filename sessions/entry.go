@@ -7,6 +7,10 @@
 package sessions
 
 import (
+	"bytes"
+	"math"
+	"unicode/utf8"
+
 	"github.com/pifs/pifs/internal/jsjson"
 )
 
@@ -30,6 +34,9 @@ type Entry struct {
 	ParentID string
 	// Timestamp is the raw JSON value of "timestamp" (nil when absent).
 	Timestamp []byte
+	// Time is new Date(timestamp).getTime(): milliseconds since the epoch,
+	// NaN when the timestamp is absent or unreadable.
+	Time float64
 	// Role is message.role for message entries whose role is a string.
 	Role string
 	// Msg is the raw "message" of a message entry; MsgContent, MsgProvider,
@@ -86,10 +93,15 @@ func parseLine(line []byte, seq int, off int64) (*Entry, bool) {
 	v := jsjson.TrimWS(line)
 	if len(v) > 0 && v[0] == '{' {
 		e := &Entry{Seq: seq, Raw: v, Offset: off, Object: true}
-		end, err := jsjson.ScanObject(v, 0, e.member)
+		var ids idPair
+		end, err := jsjson.ScanObject(v, 0, func(key, b []byte, i int) (int, error) {
+			return e.member(&ids, key, b, i)
+		})
 		if err != nil || end != len(v) {
 			return nil, false
 		}
+		e.ID, e.ParentID = ids.strings()
+		e.Time = jsjson.DateValue(e.Timestamp)
 		if e.Type != "message" {
 			e.Msg, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = nil, nil, nil, nil, nil, nil, nil
 			e.Role = ""
@@ -100,13 +112,46 @@ func parseLine(line []byte, seq int, off int64) (*Entry, bool) {
 	if err != nil || !jsjson.Truthy(v) {
 		return nil, false
 	}
-	return &Entry{Seq: seq, Raw: v, Offset: off}, true
+	return &Entry{Seq: seq, Raw: v, Offset: off, Time: math.NaN()}, true
+}
+
+// idPair holds the raw values of an entry's id and parentId while its line
+// is scanned (the last of duplicate keys, as JSON.parse keeps), so that
+// both become strings in one allocation.
+type idPair struct{ id, parent []byte }
+
+func (p idPair) strings() (id, parent string) {
+	a, aok := plainString(p.id)
+	b, bok := plainString(p.parent)
+	if aok && bok {
+		if len(a)+len(b) == 0 {
+			return "", ""
+		}
+		var buf [128]byte
+		s := string(append(append(buf[:0], a...), b...))
+		return s[:len(a)], s[len(a):]
+	}
+	id, _ = unquoteString(p.id)
+	parent, _ = unquoteString(p.parent)
+	return id, parent
+}
+
+// plainString returns the body of a JSON string that needs no decoding
+// (no escape, valid UTF-8); nil and other values give an empty body, as
+// unquoteString gives "" for them.
+func plainString(v []byte) ([]byte, bool) {
+	if jsjson.KindOf(v) != jsjson.String {
+		return nil, true
+	}
+	body := v[1 : len(v)-1]
+	return body, bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
 }
 
 // member records the top-level fields every reader needs. Duplicate keys
 // overwrite, as JSON.parse does.
-func (e *Entry) member(key, b []byte, i int) (int, error) {
-	if jsjson.KeyIs(key, "message") {
+func (e *Entry) member(ids *idPair, key, b []byte, i int) (int, error) {
+	name := keyName(key)
+	if string(name) == "message" {
 		e.Role, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = "", nil, nil, nil, nil, nil, nil
 		var end int
 		var err error
@@ -126,14 +171,14 @@ func (e *Entry) member(key, b []byte, i int) (int, error) {
 		return 0, err
 	}
 	v := b[i:end]
-	switch {
-	case jsjson.KeyIs(key, "type"):
+	switch string(name) {
+	case "type":
 		e.Type, _ = unquoteString(v)
-	case jsjson.KeyIs(key, "id"):
-		e.ID, _ = unquoteString(v)
-	case jsjson.KeyIs(key, "parentId"):
-		e.ParentID, _ = unquoteString(v)
-	case jsjson.KeyIs(key, "timestamp"):
+	case "id":
+		ids.id = v
+	case "parentId":
+		ids.parent = v
+	case "timestamp":
 		e.Timestamp = v
 	}
 	return end, nil
@@ -145,28 +190,75 @@ func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
 		return 0, err
 	}
 	v := b[i:end]
-	switch {
-	case jsjson.KeyIs(key, "role"):
+	switch string(keyName(key)) {
+	case "role":
 		e.Role, _ = unquoteString(v)
-	case jsjson.KeyIs(key, "content"):
+	case "content":
 		e.MsgContent = v
-	case jsjson.KeyIs(key, "provider"):
+	case "provider":
 		e.MsgProvider = v
-	case jsjson.KeyIs(key, "model"):
+	case "model":
 		e.MsgModel = v
-	case jsjson.KeyIs(key, "timestamp"):
+	case "timestamp":
 		e.MsgTimestamp = v
-	case jsjson.KeyIs(key, "usage"):
+	case "usage":
 		e.MsgUsage = v
-	case jsjson.KeyIs(key, "responseModel"):
+	case "responseModel":
 		e.MsgResponseModel = v
 	}
 	return end, nil
 }
 
+// keyName returns a raw key's name: the bytes between its quotes, decoded
+// only when it holds an escape (as jsjson.KeyIs compares).
+func keyName(key []byte) []byte {
+	name := key[1 : len(key)-1]
+	if bytes.IndexByte(name, '\\') < 0 {
+		return name
+	}
+	s, _ := jsjson.Unquote(key)
+	return []byte(s)
+}
+
+// unquoteString decodes a JSON string value; the names pi gives entry types
+// and message roles come without an allocation.
 func unquoteString(v []byte) (string, bool) {
 	if jsjson.KindOf(v) != jsjson.String {
 		return "", false
+	}
+	switch string(v[1 : len(v)-1]) {
+	case "message":
+		return "message", true
+	case "user":
+		return "user", true
+	case "assistant":
+		return "assistant", true
+	case "toolResult":
+		return "toolResult", true
+	case "custom":
+		return "custom", true
+	case "custom_message":
+		return "custom_message", true
+	case "label":
+		return "label", true
+	case "session":
+		return "session", true
+	case "session_info":
+		return "session_info", true
+	case "compaction":
+		return "compaction", true
+	case "branch_summary":
+		return "branch_summary", true
+	case "model_change":
+		return "model_change", true
+	case "thinking_level_change":
+		return "thinking_level_change", true
+	case "bashExecution":
+		return "bashExecution", true
+	case "branchSummary":
+		return "branchSummary", true
+	case "compactionSummary":
+		return "compactionSummary", true
 	}
 	s, err := jsjson.Unquote(v)
 	return s, err == nil

@@ -9,10 +9,12 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 )
 
 // CurrentVersion is the session format version pi 1.6 writes.
@@ -53,6 +55,8 @@ type Log struct {
 	usedIDs map[string]bool
 	lastID  string
 	rawByID map[int]*Entry // seq → entry, for firstKeptEntryIndex (v1 only)
+	// pieces, when set, replaces piecesFor (for tests).
+	pieces func(n int) int
 }
 
 // Size is the file size at the last read.
@@ -105,7 +109,7 @@ func (l *Log) Refresh() (reset bool, err error) {
 	size := sig.Size
 	fresh := l.Header == nil && l.seq == 0
 	if !fresh && l.rewritten(f, sig) {
-		*l = Log{Path: l.Path}
+		*l = Log{Path: l.Path, pieces: l.pieces}
 		reset = true
 		fresh = true
 	}
@@ -121,7 +125,7 @@ func (l *Log) Refresh() (reset bool, err error) {
 	case l.provisional == provOther:
 		l.seq--
 	case l.provisional != provNone:
-		*l = Log{Path: l.Path}
+		*l = Log{Path: l.Path, pieces: l.pieces}
 		reset = true
 	}
 	l.provisional = provNone
@@ -216,21 +220,53 @@ func (l *Log) sameTail(f *os.File) bool {
 // consume parses data, which starts at offset l.consumed. Complete lines are
 // consumed; a final line without newline is parsed provisionally when it is
 // valid (pi reads it), and otherwise held back until it is complete.
+//
+// The lines of a large chunk are parsed on every core, in pieces split at
+// newlines; what depends on the lines before (numbering, the header,
+// migration) is then done in file order, as for a small chunk.
 func (l *Log) consume(data []byte, final bool) error {
 	base := l.consumed
+	end := bytes.LastIndexByte(data, '\n') + 1
 	start := 0
-	for {
+	// Until the header is found, any line may show that the file is no
+	// session, which ends the parse: take them one at a time.
+	for l.seq == 0 && start < end {
 		nl := bytes.IndexByte(data[start:], '\n')
-		if nl < 0 {
-			break
+		if err := l.line(data[start:start+nl], base+int64(start), false); err != nil {
+			return err
 		}
+		start += nl + 1
+	}
+	pieces := piecesFor
+	if l.pieces != nil {
+		pieces = l.pieces
+	}
+	summed := 0 // l.sum covers data[:summed]
+	if n := pieces(end - start); n > 1 {
+		// Summing the lines is one more task beside the pieces.
+		sum := l.sum
+		parts := parseLines(data[start:end], base+int64(start), n, func() {
+			sum = crc32.Update(sum, castagnoli, data[:end])
+		})
+		l.sum, summed = sum, end
+		for _, part := range parts {
+			for _, e := range part {
+				if err := l.take(e, false); err != nil {
+					return err
+				}
+			}
+		}
+		start = end
+	}
+	for start < end {
+		nl := bytes.IndexByte(data[start:], '\n')
 		if err := l.line(data[start:start+nl], base+int64(start), false); err != nil {
 			return err
 		}
 		start += nl + 1
 	}
 	l.consumed = base + int64(start)
-	l.sum = crc32.Update(l.sum, castagnoli, data[:start])
+	l.sum = crc32.Update(l.sum, castagnoli, data[summed:start])
 	l.pendSum = crc32.Checksum(data[start:], castagnoli)
 	if start > 0 {
 		t := data[max(0, start-32):start]
@@ -244,16 +280,72 @@ func (l *Log) consume(data []byte, final bool) error {
 	return nil
 }
 
+// parallelMin is the size of a chunk of lines from which consume parses it
+// on every core; below it, the goroutines cost more than they save.
+const parallelMin = 256 << 10
+
+// piecesFor tells in how many pieces consume parses n bytes of lines: one
+// (in sequence) for a small chunk, otherwise a few per core, so that a core
+// slowed by other work does not hold the others up.
+func piecesFor(n int) int {
+	procs := runtime.GOMAXPROCS(0)
+	if n < parallelMin || procs == 1 {
+		return 1
+	}
+	return min(4*procs, n/(parallelMin/4))
+}
+
+// parseLines parses lines (which end in a newline) in about n pieces at
+// once and returns the kept entries of each piece, in file order; off is
+// the offset of lines in the file. The entries' Seq is left to take. also
+// runs beside the pieces, first.
+func parseLines(lines []byte, off int64, n int, also func()) [][]*Entry {
+	cuts := []int{0}
+	for k := 1; k < n; k++ {
+		at := max(len(lines)*k/n, cuts[len(cuts)-1])
+		nl := bytes.IndexByte(lines[at:], '\n')
+		if nl < 0 || at+nl+1 >= len(lines) {
+			break
+		}
+		cuts = append(cuts, at+nl+1)
+	}
+	cuts = append(cuts, len(lines))
+	parts := make([][]*Entry, len(cuts)-1)
+	par.Each(len(parts)+1, func(i int) {
+		if i == 0 {
+			also()
+			return
+		}
+		i--
+		piece, start := lines[:cuts[i+1]], cuts[i]
+		for start < len(piece) {
+			nl := bytes.IndexByte(piece[start:], '\n')
+			if e, ok := parseLine(piece[start:start+nl], 0, off+int64(start)); ok {
+				parts[i] = append(parts[i], e)
+			}
+			start += nl + 1
+		}
+	})
+	return parts
+}
+
 func (l *Log) line(line []byte, off int64, last bool) error {
 	e, ok := parseLine(line, l.seq, off)
 	if !ok {
 		return nil
 	}
+	return l.take(e, last)
+}
+
+// take places a parsed line that pi keeps: the header, a later header
+// line, or an entry (migrated when the file is old).
+func (l *Log) take(e *Entry, last bool) error {
 	v := e.Raw
 	if last {
 		l.provisional = provOther
 	}
 	seq := l.seq
+	e.Seq = seq
 	l.seq++
 	if seq == 0 {
 		h, ok := parseHeader(v)

@@ -3,9 +3,13 @@ package sessions
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/pifs/pifs/internal/jsjson"
 )
 
 const hdr = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}`
@@ -177,9 +181,17 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"compaction","firstKeptEntryIndex":0}` + "\n5\n[]\n"))
 	f.Add([]byte(`{"type":"session","version":2,"id":"x"}` + "\n" + `{"type":"message","message":{"role":"hookMessage"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Parsing in pieces on several cores gives what parsing line by
+		// line does, error included.
+		checkPieces(t, "input", data, 2, 3, 5)
 		l, err := Parse(data)
 		if err != nil {
 			return
+		}
+		for _, e := range l.Entries {
+			if d := fieldsAgainstGet(e); d != "" {
+				t.Fatalf("entry %d %s: %s", e.Seq, e.Raw, d)
+			}
 		}
 		// Parsing in two pieces (as a growing file is read) gives the same
 		// entries as parsing at once, once the file is complete.
@@ -203,4 +215,26 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fieldsAgainstGet compares the fields parseLine locates while it scans
+// with what reading them from Raw by name gives ("" when all agree).
+func fieldsAgainstGet(e *Entry) string {
+	str := func(obj []byte, name string) string { s, _ := jsjson.Str(obj, name); return s }
+	msg := jsjson.Get(e.Raw, "message")
+	if e.Type != "message" {
+		msg = nil
+	}
+	role := str(msg, "role")
+	got := []any{e.Type, e.ID, e.ParentID, string(e.Timestamp), math.Float64bits(e.Time), e.Role,
+		string(e.Msg), string(e.MsgContent), string(e.MsgModel), string(e.MsgProvider), string(e.MsgTimestamp), string(e.MsgUsage), string(e.MsgResponseModel)}
+	want := []any{str(e.Raw, "type"), str(e.Raw, "id"), str(e.Raw, "parentId"), string(jsjson.Get(e.Raw, "timestamp")), math.Float64bits(jsjson.DateValue(jsjson.Get(e.Raw, "timestamp"))), role,
+		string(msg), string(jsjson.Get(msg, "content")), string(jsjson.Get(msg, "model")), string(jsjson.Get(msg, "provider")), string(jsjson.Get(msg, "timestamp")), string(jsjson.Get(msg, "usage")), string(jsjson.Get(msg, "responseModel"))}
+	if math.IsNaN(e.Time) && math.IsNaN(jsjson.DateValue(jsjson.Get(e.Raw, "timestamp"))) {
+		got[4], want[4] = 0, 0
+	}
+	if !reflect.DeepEqual(got, want) {
+		return fmt.Sprintf("fields %q, by name %q", got, want)
+	}
+	return ""
 }

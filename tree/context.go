@@ -261,7 +261,7 @@ func entryMessages(e *sessions.Entry) [][]byte {
 		b.Raw("content", content)
 		b.Raw("display", e.Get("display"))
 		b.Raw("details", e.Get("details"))
-		b.Number("timestamp", jsjson.DateValue(e.Timestamp))
+		b.Number("timestamp", e.Time)
 		return [][]byte{b.Bytes()}
 	case "branch_summary":
 		summary := e.Get("summary")
@@ -272,14 +272,14 @@ func entryMessages(e *sessions.Entry) [][]byte {
 		b.String("role", "branchSummary")
 		b.Raw("summary", summary)
 		b.Raw("fromId", e.Get("fromId"))
-		b.Number("timestamp", jsjson.DateValue(e.Timestamp))
+		b.Number("timestamp", e.Time)
 		return [][]byte{b.Bytes()}
 	case "compaction":
 		var b jsjson.Builder
 		b.String("role", "compactionSummary")
 		b.Raw("summary", e.Get("summary"))
 		b.Raw("tokensBefore", e.Get("tokensBefore"))
-		b.Number("timestamp", jsjson.DateValue(e.Timestamp))
+		b.Number("timestamp", e.Time)
 		if sys := e.Get("systemMessage"); jsjson.Truthy(sys) {
 			return [][]byte{sys, b.Bytes()}
 		}

@@ -46,7 +46,7 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 		if e.Role != "user" && e.Role != "assistant" {
 			continue
 		}
-		at := jsjson.DateValue(e.Timestamp)
+		at := e.Time
 		if ts := e.MsgTimestamp; jsjson.KindOf(ts) == jsjson.Number {
 			at = jsjson.NumberValue(ts)
 		}

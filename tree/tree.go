@@ -76,22 +76,33 @@ func (t *Tree) Steps() int64 { return t.steps }
 func New(l *sessions.Log) *Tree {
 	t := &Tree{
 		Header:  l.Header,
+		entries: make([]*sessions.Entry, 0, len(l.Entries)),
 		byID:    make(map[string]*Node, len(l.Entries)),
 		waiting: map[string][]*Node{},
 		labels:  map[string]Label{},
 	}
-	t.Add(l.Entries...)
+	// The nodes of the entries there are now come from one allocation.
+	t.addAll(l.Entries, make([]Node, len(l.Entries)))
 	return t
 }
 
 // Add places entries appended to the file.
 func (t *Tree) Add(entries ...*sessions.Entry) {
-	for _, e := range entries {
-		t.add(e)
+	t.addAll(entries, nil)
+}
+
+func (t *Tree) addAll(entries []*sessions.Entry, nodes []Node) {
+	for i, e := range entries {
+		var n *Node
+		if nodes != nil {
+			n = &nodes[i]
+		}
+		t.add(e, n)
 	}
 }
 
-func (t *Tree) add(e *sessions.Entry) {
+// add places e, in n when it is not nil.
+func (t *Tree) add(e *sessions.Entry, n *Node) {
 	t.entries = append(t.entries, e)
 	switch e.Type {
 	case "label":
@@ -118,7 +129,10 @@ func (t *Tree) add(e *sessions.Entry) {
 	if e.ID == "" {
 		return
 	}
-	n := &Node{Entry: e, time: jsjson.DateValue(e.Timestamp)}
+	if n == nil {
+		n = new(Node)
+	}
+	*n = Node{Entry: e, time: e.Time}
 	if old := t.byID[e.ID]; old != nil {
 		t.leafCtx = leafContext{} // paths through the old entry change
 		// A duplicate id: the later entry wins and takes over the children.
@@ -131,15 +145,17 @@ func (t *Tree) add(e *sessions.Entry) {
 		sortChildren(n.Children)
 	}
 	t.byID[e.ID] = n
-	switch p := t.byID[e.ParentID]; {
-	case e.ParentID == "" || e.ParentID == e.ID:
+	if e.ParentID == "" || e.ParentID == e.ID {
 		t.roots = append(t.roots, n)
-	case p != nil:
+	} else if p := t.byID[e.ParentID]; p != nil {
 		n.Parent = p
 		insertChild(p, n)
-	default:
+	} else {
 		t.roots = append(t.roots, n)
 		t.waiting[e.ParentID] = append(t.waiting[e.ParentID], n)
+	}
+	if len(t.waiting) == 0 {
+		return
 	}
 	if orphans := t.waiting[e.ID]; len(orphans) > 0 {
 		t.leafCtx = leafContext{} // paths through the orphans grow

@@ -1,8 +1,10 @@
 package jsjson
 
 import (
+	"bytes"
 	"math"
 	"time"
+	"unicode/utf8"
 )
 
 // DateValue returns what `new Date(v).getTime()` gives for a raw JSON value:
@@ -21,6 +23,12 @@ func DateValue(raw []byte) float64 {
 	case Number:
 		return timeClip(NumberValue(raw))
 	case String:
+		if len(raw) >= 2 && raw[len(raw)-1] == '"' && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && utf8.Valid(raw) {
+			body := raw[1 : len(raw)-1]
+			// What Unquote gives, without an allocation for a date's
+			// length (the converted string does not escape).
+			return ParseDate(string(body))
+		}
 		s, err := Unquote(raw)
 		if err != nil {
 			return math.NaN()

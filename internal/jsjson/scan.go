@@ -97,7 +97,8 @@ func Valid(b []byte) bool {
 // scanValue validates the value starting at b[i] and returns the index just
 // past it. It is iterative, so nesting depth costs heap, not stack.
 func scanValue(b []byte, i int) (int, error) {
-	var stack []byte // '[' or '{' for each open container
+	var open [32]byte
+	stack := open[:0] // '[' or '{' for each open container
 	for {
 		i = SkipWS(b, i)
 		if i >= len(b) {
