@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -51,15 +52,44 @@ func PageOf(t *tree.Tree) Page {
 
 // TranscriptHTML is transcript.html for a root→entry path.
 func TranscriptHTML(p Page, path []*sessions.Entry) []byte {
+	return transcriptHTML(p, path, partsFor(rawBytes(path)))
+}
+
+// transcriptHTML renders the page with the path cut into parts.
+func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
+	b := pathParts(path, parts)
+	if len(b) <= 2 {
+		dst := HTMLHead(make([]byte, 0, htmlCap(path)), p)
+		for _, e := range path {
+			dst = AppendEntryHTML(dst, e)
+		}
+		return HTMLFoot(dst, path)
+	}
+	bufs := make([][]byte, len(b)+1)
+	sums := make([]partSummary, len(b)-1)
+	par.Each(len(sums), func(k int) {
+		run := path[b[k]:b[k+1]]
+		dst := make([]byte, 0, htmlCap(run))
+		sums[k].keep = true
+		for _, e := range run {
+			dst = AppendEntryHTML(dst, e)
+			sums[k].add(e)
+		}
+		bufs[k+1] = dst
+	})
+	bufs[0] = HTMLHead(nil, p)
+	bufs[len(bufs)-1] = htmlFoot(nil, path, sumParts(sums))
+	return concat(bufs...)
+}
+
+// htmlCap is about the size of the entries' pieces of a page: one
+// allocation avoids regrowing a 100 MB buffer several times.
+func htmlCap(path []*sessions.Entry) int {
 	n := 8 << 10
 	for _, e := range path {
 		n += len(e.Raw) + len(e.Raw)/8 + 256
 	}
-	dst := HTMLHead(make([]byte, 0, n), p)
-	for _, e := range path {
-		dst = AppendEntryHTML(dst, e)
-	}
-	return HTMLFoot(dst, path)
+	return n
 }
 
 // HTMLHead appends the start of the page, up to where the entries go.
@@ -89,7 +119,11 @@ func HTMLHead(dst []byte, p Page) []byte {
 
 // HTMLFoot appends the end of the page: the path's models and totals.
 func HTMLFoot(dst []byte, path []*sessions.Entry) []byte {
-	s := summarize(path)
+	return htmlFoot(dst, path, summarize(path))
+}
+
+// htmlFoot is HTMLFoot with the path's summary given.
+func htmlFoot(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 	dst = append(dst, "</main>\n<section class=\"summary\" aria-label=\"Totals\">\n<dl>\n<dt>entries</dt><dd>"...)
 	dst = strconv.AppendInt(dst, int64(len(path)), 10)
 	dst = append(dst, "</dd>\n<dt>messages</dt><dd>"...)
@@ -143,54 +177,88 @@ type pathSummary struct {
 // usage of compactions and branch summaries; and lists the models that
 // answered.
 func summarize(path []*sessions.Entry) pathSummary {
-	var s pathSummary
-	add := func(v []byte) {
-		u, _ := usageOf(v)
-		s.usage.Input += u.Input
-		s.usage.Output += u.Output
-		s.usage.CacheRead += u.CacheRead
-		s.usage.CacheWrite += u.CacheWrite
-		s.usage.Cost += u.Cost
-	}
-	seen := map[string]int{}
-	model := func(provider, id []byte) {
-		p, _ := strValue(provider)
-		m, ok := strValue(id)
-		if !ok || m == "" {
-			return
-		}
-		if p != "" {
-			m = p + "/" + m
-		}
-		if k, ok := seen[m]; ok {
-			s.models[k].count++
-			return
-		}
-		seen[m] = len(s.models)
-		s.models = append(s.models, modelCount{m, 1})
-	}
+	var s partSummary
 	for _, e := range path {
-		switch e.Type {
-		case "usage":
-			add(e.Get("usage"))
-			model(e.Get("provider"), e.Get("model"))
-		case "branch_summary", "compaction":
-			if v := e.Get("usage"); jsjson.Truthy(v) {
-				add(v)
-			}
-		case "message":
-			s.messages++
-			switch e.Role {
-			case "assistant":
-				add(e.MsgUsage)
-				model(e.MsgProvider, e.MsgModel)
-			case "toolResult":
-				add(e.MsgUsage)
-			}
+		s.add(e)
+	}
+	return sumParts([]partSummary{s})
+}
+
+// partSummary is what a run of a path's entries adds to the path's
+// summary. With keep, the usages are kept in order, to be added up with
+// those of the other runs in the path's order; without, they are added up
+// at once.
+type partSummary struct {
+	keep     bool
+	usage    tree.Usage
+	usages   []tree.Usage
+	messages int
+	models   []modelCount // in order of first use
+	seen     map[string]int
+}
+
+func (s *partSummary) add(e *sessions.Entry) {
+	if u, ok := entryUsage(e); ok {
+		if s.keep {
+			s.usages = append(s.usages, u)
+		} else {
+			addUsage(&s.usage, u)
 		}
 	}
-	s.usage.Total = s.usage.Input + s.usage.Output + s.usage.CacheRead + s.usage.CacheWrite
-	return s
+	switch e.Type {
+	case "usage":
+		s.model(e.Get("provider"), e.Get("model"))
+	case "message":
+		s.messages++
+		if e.Role == "assistant" {
+			s.model(e.MsgProvider, e.MsgModel)
+		}
+	}
+}
+
+// model counts an answer of the model id of provider.
+func (s *partSummary) model(provider, id []byte) {
+	p, _ := strValue(provider)
+	m, ok := strValue(id)
+	if !ok || m == "" {
+		return
+	}
+	if p != "" {
+		m = p + "/" + m
+	}
+	s.countModel(m, 1)
+}
+
+func (s *partSummary) countModel(m string, n int) {
+	if k, ok := s.seen[m]; ok {
+		s.models[k].count += n
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[string]int{}
+	}
+	s.seen[m] = len(s.models)
+	s.models = append(s.models, modelCount{m, n})
+}
+
+// sumParts is the summary of the runs of a path, given in order.
+func sumParts(parts []partSummary) pathSummary {
+	var all partSummary
+	for _, p := range parts {
+		if p.keep {
+			for _, u := range p.usages {
+				addUsage(&all.usage, u)
+			}
+		} else {
+			// Only a single run is added up as it goes.
+			addUsage(&all.usage, p.usage)
+		}
+		all.messages += p.messages
+		for _, m := range p.models {
+			all.countModel(m.name, m.count)
+		}
+	}
+	return pathSummary{usage: endUsage(all.usage), messages: all.messages, models: all.models}
 }
 
 func num(v []byte) float64 {

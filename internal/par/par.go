@@ -30,13 +30,10 @@ func Each(n int, fn func(i int)) {
 }
 
 // Ranges cuts 0…n-1 into at most parts contiguous ranges of about equal
-// total weight (weight(i) ≥ 0), none empty, and returns their bounds: range
-// k is bounds[k] to bounds[k+1]-1. There is one range (bounds 0, n) when
-// parts ≤ 1, and none when n is 0.
+// total weight (weight(i) ≥ 0) and returns their bounds: range k is
+// bounds[k] to bounds[k+1]-1. There is always one range at least; only when
+// n is 0 is it empty. There is one (bounds 0, n) when parts ≤ 1.
 func Ranges(n, parts int, weight func(i int) int) []int {
-	if n == 0 {
-		return []int{0}
-	}
 	parts = max(1, min(parts, n))
 	if parts == 1 {
 		return []int{0, n}
