@@ -758,9 +758,13 @@ func escapeHTML(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs escaping.
-		if valid && i+8 <= len(s) && htmlPlain8(binary.LittleEndian.Uint64(s[i:])) {
-			i += 8
-			continue
+		if valid {
+			for i+8 <= len(s) && htmlPlain8(binary.LittleEndian.Uint64(s[i:])) {
+				i += 8
+			}
+			if i >= len(s) {
+				break
+			}
 		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -806,12 +810,13 @@ func escapeHTML(dst, s []byte) []byte {
 
 // htmlPlain8 reports whether none of the eight bytes in x is one that
 // escapeHTML replaces (bytes from 0x80 up count as plain: the caller has
-// checked that the text is valid UTF-8).
+// checked that the text is valid UTF-8). "Has a byte less than n" and "has
+// a zero byte" are the classic word tricks; '<' and '>' differ in one bit,
+// and so do '"' and '&', so that setting that bit tests each pair at once.
 func htmlPlain8(x uint64) bool {
-	eq := func(c uint64) uint64 {
-		t := x ^ (c * lsb)
-		return (t - lsb) &^ t
-	}
 	less := (x - 0x20*lsb) &^ x
-	return (less|eq('&')|eq('<')|eq('>')|eq('"')|eq(0x7f))&msb == 0
+	angle := (x | 0x02*lsb) ^ ('>' * lsb)
+	amp := (x | 0x04*lsb) ^ ('&' * lsb)
+	del := x ^ (0x7f * lsb)
+	return (less|(angle-lsb)&^angle|(amp-lsb)&^amp|(del-lsb)&^del)&msb == 0
 }
