@@ -195,6 +195,7 @@ type partSummary struct {
 	messages int
 	models   []modelCount // in order of first use
 	seen     map[string]int
+	key      []byte // scratch for a model's name
 }
 
 func (s *partSummary) add(e *sessions.Entry) {
@@ -216,29 +217,37 @@ func (s *partSummary) add(e *sessions.Entry) {
 	}
 }
 
-// model counts an answer of the model id of provider.
+// model counts an answer of the model id of provider: "provider/id", or
+// the id alone when there is no provider.
 func (s *partSummary) model(provider, id []byte) {
-	p, _ := strValue(provider)
-	m, ok := strValue(id)
-	if !ok || m == "" {
+	if jsjson.KindOf(id) != jsjson.String {
 		return
 	}
-	if p != "" {
-		m = p + "/" + m
+	key := s.key[:0]
+	if jsjson.KindOf(provider) == jsjson.String {
+		if key = appendUnquoted(key, provider); len(key) > 0 {
+			key = append(key, '/')
+		}
 	}
-	s.countModel(m, 1)
+	n := len(key)
+	key = appendUnquoted(key, id)
+	s.key = key
+	if len(key) > n {
+		s.countModel(key, 1)
+	}
 }
 
-func (s *partSummary) countModel(m string, n int) {
-	if k, ok := s.seen[m]; ok {
+func (s *partSummary) countModel(m []byte, n int) {
+	if k, ok := s.seen[string(m)]; ok {
 		s.models[k].count += n
 		return
 	}
 	if s.seen == nil {
 		s.seen = map[string]int{}
 	}
-	s.seen[m] = len(s.models)
-	s.models = append(s.models, modelCount{m, n})
+	name := string(m)
+	s.seen[name] = len(s.models)
+	s.models = append(s.models, modelCount{name, n})
 }
 
 // sumParts is the summary of the runs of a path, given in order.
@@ -255,13 +264,28 @@ func sumParts(parts []partSummary) pathSummary {
 		}
 		all.messages += p.messages
 		for _, m := range p.models {
-			all.countModel(m.name, m.count)
+			all.countModel([]byte(m.name), m.count)
 		}
 	}
 	return pathSummary{usage: endUsage(all.usage), messages: all.messages, models: all.models}
 }
 
+// num is the value of a JSON number, 0 for any other value. Token counts
+// are integers of a few digits: those convert exactly without ParseFloat.
 func num(v []byte) float64 {
+	if len(v) > 0 && len(v) <= 15 {
+		x := int64(0)
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				x = -1
+				break
+			}
+			x = x*10 + int64(c-'0')
+		}
+		if x >= 0 {
+			return float64(x)
+		}
+	}
 	if jsjson.KindOf(v) != jsjson.Number {
 		return 0
 	}
@@ -544,7 +568,16 @@ func usageOf(v []byte) (u tree.Usage, hasCost bool) {
 			cost = v
 		}
 	}
-	total := jsjson.Get(cost, "total")
+	var total []byte
+	for it := newMembers(cost); ; {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		if string(k) == "total" {
+			total = v
+		}
+	}
 	u = tree.Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
 	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	return u, jsjson.KindOf(total) == jsjson.Number
@@ -569,7 +602,7 @@ func appendUsage(dst, v []byte) []byte {
 func appendMessageHTML(dst []byte, e *sessions.Entry) []byte {
 	var errorMessage, toolName, isError, command, output, exitCode, summary []byte
 	it := newMembers(e.Msg)
-	it.known = e.MsgContent
+	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
 	for {
 		k, v, ok := it.next()
 		if !ok {

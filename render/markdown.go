@@ -92,7 +92,7 @@ func appendMessageMarkdown(dst []byte, e *sessions.Entry) []byte {
 	// parser, is jumped over rather than read.
 	var errorMessage, toolName, isError, command, output, exitCode []byte
 	it := newMembers(e.Msg)
-	it.known = e.MsgContent
+	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
 	for {
 		k, v, ok := it.next()
 		if !ok {
