@@ -37,7 +37,7 @@ const (
 // in one allocation of the exact size. Many messages are counted, then
 // written in place, on every core.
 func ContextJSON(c *tree.Context) []byte {
-	return contextJSON(c, partsFor(messageBytes(c)))
+	return contextJSON(c, partsFor(messageBytes(c), textMinBytes))
 }
 
 func contextJSON(c *tree.Context, parts int) []byte {
@@ -76,7 +76,7 @@ func contextJSON(c *tree.Context, parts int) []byte {
 
 // ContextSize is len(ContextJSON(c)), counted without building it.
 func ContextSize(c *tree.Context) int64 {
-	return contextSizeIn(c, partsFor(messageBytes(c)))
+	return contextSizeIn(c, partsFor(messageBytes(c), textMinBytes))
 }
 
 func contextSizeIn(c *tree.Context, parts int) int64 {

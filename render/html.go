@@ -52,7 +52,7 @@ func PageOf(t *tree.Tree) Page {
 
 // TranscriptHTML is transcript.html for a root→entry path.
 func TranscriptHTML(p Page, path []*sessions.Entry) []byte {
-	return transcriptHTML(p, path, partsFor(rawBytes(path)))
+	return transcriptHTML(p, path, partsFor(rawBytes(path), htmlMinBytes))
 }
 
 // transcriptHTML renders the page with the path cut into parts.

@@ -17,7 +17,7 @@ import (
 // the full text; code blocks use a fence longer than any backtick run they
 // hold. Other entries (labels, model changes, …) show nothing.
 func Transcript(path []*sessions.Entry) []byte {
-	return transcript(path, partsFor(rawBytes(path)))
+	return transcript(path, partsFor(rawBytes(path), textMinBytes))
 }
 
 // transcript renders the path cut into parts.

@@ -20,12 +20,16 @@ import (
 // order, because adding floating-point costs in another order can change
 // the last digit of a total.
 
-// parMinBytes is the least raw size of a path that is cut into parts;
-// smaller ones are done on the caller's goroutine, where starting other
-// goroutines would cost more than it saves. parPartBytes is the least size
-// of a part.
+// A path smaller than these many raw bytes is done on the caller's
+// goroutine, where starting others would cost more than it saves (about
+// 20-30 µs measured, with a core busy elsewhere): transcript.html costs
+// about three times what transcript.md and context.json cost per byte,
+// and pays off from about 256 KiB (the others from about 512 KiB, with
+// BenchmarkParts on generated sessions). A part is never smaller than
+// parPartBytes.
 const (
-	parMinBytes  = 256 << 10
+	htmlMinBytes = 256 << 10
+	textMinBytes = 512 << 10
 	parPartBytes = 64 << 10
 )
 
@@ -34,9 +38,9 @@ const (
 const partsPerCore = 2
 
 // partsFor is how many parts a path (or a context's messages) of n raw
-// bytes is cut into.
-func partsFor(n int) int {
-	if n < parMinBytes {
+// bytes is cut into, when paths from least bytes on are cut.
+func partsFor(n, least int) int {
+	if n < least {
 		return 1
 	}
 	return max(1, min(runtime.GOMAXPROCS(0)*partsPerCore, n/parPartBytes))

@@ -91,15 +91,47 @@ func TestPartsMatchWhole(t *testing.T) {
 // TestBigPathsAreCut: the exported views cut a big path into parts (the
 // comparison above is of the code that runs), and leave a small one whole.
 func TestBigPathsAreCut(t *testing.T) {
-	if partsFor(parMinBytes-1) != 1 || partsFor(100<<20) < 2 {
-		t.Errorf("partsFor: %d bytes in %d parts, %d bytes in %d", parMinBytes-1, partsFor(parMinBytes-1), 100<<20, partsFor(100<<20))
+	if partsFor(htmlMinBytes-1, htmlMinBytes) != 1 || partsFor(100<<20, textMinBytes) < 2 {
+		t.Errorf("partsFor: %d bytes in %d parts, %d bytes in %d", htmlMinBytes-1, partsFor(htmlMinBytes-1, htmlMinBytes), 100<<20, partsFor(100<<20, textMinBytes))
 	}
 	var buf bytes.Buffer
 	if err := gen.Session(&buf, 3000, 1650); err != nil {
 		t.Fatal(err)
 	}
 	path := parseTree(t, buf.String()).LeafPath()
-	if n := rawBytes(path); partsFor(n) < 2 {
-		t.Errorf("a path of %d bytes is done in %d part", n, partsFor(n))
+	if n := rawBytes(path); partsFor(n, textMinBytes) < 2 {
+		t.Errorf("a path of %d bytes is done in %d part", n, partsFor(n, textMinBytes))
+	}
+}
+
+// BenchmarkParts times counting generated paths of about 130 KiB to
+// 1 MiB in one, two and four parts: where cutting starts to pay off is
+// where htmlMinBytes and textMinBytes are set.
+func BenchmarkParts(b *testing.B) {
+	for _, n := range []int{80, 160, 320, 640} {
+		var buf bytes.Buffer
+		if err := gen.Session(&buf, n, 1650); err != nil {
+			b.Fatal(err)
+		}
+		tr := parseTree(b, buf.String())
+		path, p, c := tr.LeafPath(), PageOf(tr), tr.Context()
+		for _, parts := range []int{1, 2, 4} {
+			name := strconv.Itoa(rawBytes(path)>>10) + "KiB/parts" + strconv.Itoa(parts)
+			b.Run(name+"/html", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					transcriptHTMLSize(p, path, parts)
+				}
+			})
+			b.Run(name+"/md", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					transcriptSize(path, parts)
+				}
+			})
+			b.Run(name+"/context", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					contextSizeIn(c, parts)
+				}
+			})
+		}
 	}
 }

@@ -32,7 +32,7 @@ func putScratch(bp *[]byte) {
 
 // TranscriptSize is len(Transcript(path)), counted without building it.
 func TranscriptSize(path []*sessions.Entry) int64 {
-	return transcriptSize(path, partsFor(rawBytes(path)))
+	return transcriptSize(path, partsFor(rawBytes(path), textMinBytes))
 }
 
 func transcriptSize(path []*sessions.Entry, parts int) int64 {
@@ -56,7 +56,7 @@ func transcriptSize(path []*sessions.Entry, parts int) int64 {
 // TranscriptHTMLSize is len(TranscriptHTML(p, path)), counted without
 // building it.
 func TranscriptHTMLSize(p Page, path []*sessions.Entry) int64 {
-	return transcriptHTMLSize(p, path, partsFor(rawBytes(path)))
+	return transcriptHTMLSize(p, path, partsFor(rawBytes(path), htmlMinBytes))
 }
 
 func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
