@@ -61,16 +61,16 @@ func pathParts(path []*sessions.Entry, parts int) []int {
 }
 
 // concat copies bufs one after the other into one buffer of their total
-// size.
+// size, on every core: the copy is most of what rendering in parts costs
+// more than rendering in one (touching a new 100 MB buffer's pages
+// included).
 func concat(bufs ...[]byte) []byte {
-	n := 0
-	for _, b := range bufs {
-		n += len(b)
+	offs := make([]int, len(bufs)+1)
+	for k, b := range bufs {
+		offs[k+1] = offs[k] + len(b)
 	}
-	out := make([]byte, 0, n)
-	for _, b := range bufs {
-		out = append(out, b...)
-	}
+	out := make([]byte, offs[len(bufs)])
+	par.Each(len(bufs), func(k int) { copy(out[offs[k]:], bufs[k]) })
 	return out
 }
 
