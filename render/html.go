@@ -309,7 +309,8 @@ func appendCount(dst []byte, v float64) []byte {
 		dst = append(dst, '-')
 		v = -v
 	}
-	digits := strconv.AppendInt(nil, int64(v), 10)
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], int64(v), 10)
 	for i, d := range digits {
 		if i > 0 && (len(digits)-i)%3 == 0 {
 			dst = append(dst, ',')
@@ -509,7 +510,7 @@ func appendLink(dst []byte, e *sessions.Entry) []byte {
 		dst = escapeHTML(dst, []byte(e.ID))
 		dst = append(dst, "</a>"...)
 	}
-	if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
+	if ms := dateValue(e.Timestamp); !math.IsNaN(ms) {
 		dst = append(dst, " <time datetime=\""...)
 		n := len(dst)
 		dst = appendISO(dst, ms)

@@ -171,7 +171,7 @@ func appendMessageMarkdown(dst []byte, e *sessions.Entry) []byte {
 func headingTail(dst []byte, e *sessions.Entry) []byte {
 	dst = append(dst, " · "...)
 	dst = append(dst, e.ID...)
-	if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
+	if ms := dateValue(e.Timestamp); !math.IsNaN(ms) {
 		dst = append(dst, " · "...)
 		dst = appendISO(dst, ms)
 	}
