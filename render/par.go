@@ -21,12 +21,13 @@ import (
 // the last digit of a total.
 
 // A path smaller than these many raw bytes is done on the caller's
-// goroutine, where starting others would cost more than it saves (about
-// 20-30 µs measured, with a core busy elsewhere): transcript.html costs
-// about three times what transcript.md and context.json cost per byte,
-// and pays off from about 256 KiB (the others from about 512 KiB, with
-// BenchmarkParts on generated sessions). A part is never smaller than
-// parPartBytes.
+// goroutine, where starting others would cost more than it saves.
+// BenchmarkParts on generated sessions, with the second core free: from
+// about 256 KiB of entries every view is done faster in parts (a third
+// less time), at 133 KiB all are slower; with the second core busy
+// elsewhere, parts cost more at 512 KiB too, and transcript.md and
+// context.json cost a third of what transcript.html costs per byte, so
+// they wait for twice the size. A part is never smaller than parPartBytes.
 const (
 	htmlMinBytes = 256 << 10
 	textMinBytes = 512 << 10
