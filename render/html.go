@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -51,15 +52,44 @@ func PageOf(t *tree.Tree) Page {
 
 // TranscriptHTML is transcript.html for a root→entry path.
 func TranscriptHTML(p Page, path []*sessions.Entry) []byte {
+	return transcriptHTML(p, path, partsFor(rawBytes(path), htmlMinBytes))
+}
+
+// transcriptHTML renders the page with the path cut into parts.
+func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
+	b := pathParts(path, parts)
+	if len(b) <= 2 {
+		dst := HTMLHead(make([]byte, 0, htmlCap(path)), p)
+		for _, e := range path {
+			dst = AppendEntryHTML(dst, e)
+		}
+		return HTMLFoot(dst, path)
+	}
+	bufs := make([][]byte, len(b)+1)
+	sums := make([]partSummary, len(b)-1)
+	par.Each(len(sums), func(k int) {
+		run := path[b[k]:b[k+1]]
+		dst := make([]byte, 0, htmlCap(run))
+		sums[k].keep = true
+		for _, e := range run {
+			dst = AppendEntryHTML(dst, e)
+			sums[k].add(e)
+		}
+		bufs[k+1] = dst
+	})
+	bufs[0] = HTMLHead(nil, p)
+	bufs[len(bufs)-1] = htmlFoot(nil, path, sumParts(sums))
+	return concat(bufs...)
+}
+
+// htmlCap is about the size of the entries' pieces of a page: one
+// allocation avoids regrowing a 100 MB buffer several times.
+func htmlCap(path []*sessions.Entry) int {
 	n := 8 << 10
 	for _, e := range path {
 		n += len(e.Raw) + len(e.Raw)/8 + 256
 	}
-	dst := HTMLHead(make([]byte, 0, n), p)
-	for _, e := range path {
-		dst = AppendEntryHTML(dst, e)
-	}
-	return HTMLFoot(dst, path)
+	return n
 }
 
 // HTMLHead appends the start of the page, up to where the entries go.
@@ -89,7 +119,11 @@ func HTMLHead(dst []byte, p Page) []byte {
 
 // HTMLFoot appends the end of the page: the path's models and totals.
 func HTMLFoot(dst []byte, path []*sessions.Entry) []byte {
-	s := summarize(path)
+	return htmlFoot(dst, path, summarize(path))
+}
+
+// htmlFoot is HTMLFoot with the path's summary given.
+func htmlFoot(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 	dst = append(dst, "</main>\n<section class=\"summary\" aria-label=\"Totals\">\n<dl>\n<dt>entries</dt><dd>"...)
 	dst = strconv.AppendInt(dst, int64(len(path)), 10)
 	dst = append(dst, "</dd>\n<dt>messages</dt><dd>"...)
@@ -143,57 +177,115 @@ type pathSummary struct {
 // usage of compactions and branch summaries; and lists the models that
 // answered.
 func summarize(path []*sessions.Entry) pathSummary {
-	var s pathSummary
-	add := func(v []byte) {
-		u, _ := usageOf(v)
-		s.usage.Input += u.Input
-		s.usage.Output += u.Output
-		s.usage.CacheRead += u.CacheRead
-		s.usage.CacheWrite += u.CacheWrite
-		s.usage.Cost += u.Cost
-	}
-	seen := map[string]int{}
-	model := func(provider, id []byte) {
-		p, _ := strValue(provider)
-		m, ok := strValue(id)
-		if !ok || m == "" {
-			return
-		}
-		if p != "" {
-			m = p + "/" + m
-		}
-		if k, ok := seen[m]; ok {
-			s.models[k].count++
-			return
-		}
-		seen[m] = len(s.models)
-		s.models = append(s.models, modelCount{m, 1})
-	}
+	var s partSummary
 	for _, e := range path {
-		switch e.Type {
-		case "usage":
-			add(e.Get("usage"))
-			model(e.Get("provider"), e.Get("model"))
-		case "branch_summary", "compaction":
-			if v := e.Get("usage"); jsjson.Truthy(v) {
-				add(v)
-			}
-		case "message":
-			s.messages++
-			switch e.Role {
-			case "assistant":
-				add(e.MsgUsage)
-				model(e.MsgProvider, e.MsgModel)
-			case "toolResult":
-				add(e.MsgUsage)
-			}
-		}
+		s.add(e)
 	}
-	s.usage.Total = s.usage.Input + s.usage.Output + s.usage.CacheRead + s.usage.CacheWrite
-	return s
+	return sumParts([]partSummary{s})
 }
 
+// partSummary is what a run of a path's entries adds to the path's
+// summary. With keep, the usages are kept in order, to be added up with
+// those of the other runs in the path's order; without, they are added up
+// at once.
+type partSummary struct {
+	keep     bool
+	usage    tree.Usage
+	usages   []tree.Usage
+	messages int
+	models   []modelCount // in order of first use
+	seen     map[string]int
+	key      []byte // scratch for a model's name
+}
+
+func (s *partSummary) add(e *sessions.Entry) {
+	if u, ok := entryUsage(e); ok {
+		if s.keep {
+			s.usages = append(s.usages, u)
+		} else {
+			addUsage(&s.usage, u)
+		}
+	}
+	switch e.Type {
+	case "usage":
+		s.model(e.Get("provider"), e.Get("model"))
+	case "message":
+		s.messages++
+		if e.Role == "assistant" {
+			s.model(e.MsgProvider, e.MsgModel)
+		}
+	}
+}
+
+// model counts an answer of the model id of provider: "provider/id", or
+// the id alone when there is no provider.
+func (s *partSummary) model(provider, id []byte) {
+	if jsjson.KindOf(id) != jsjson.String {
+		return
+	}
+	key := s.key[:0]
+	if jsjson.KindOf(provider) == jsjson.String {
+		if key = appendUnquoted(key, provider); len(key) > 0 {
+			key = append(key, '/')
+		}
+	}
+	n := len(key)
+	key = appendUnquoted(key, id)
+	s.key = key
+	if len(key) > n {
+		s.countModel(key, 1)
+	}
+}
+
+func (s *partSummary) countModel(m []byte, n int) {
+	if k, ok := s.seen[string(m)]; ok {
+		s.models[k].count += n
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[string]int{}
+	}
+	name := string(m)
+	s.seen[name] = len(s.models)
+	s.models = append(s.models, modelCount{name, n})
+}
+
+// sumParts is the summary of the runs of a path, given in order.
+func sumParts(parts []partSummary) pathSummary {
+	var all partSummary
+	for _, p := range parts {
+		if p.keep {
+			for _, u := range p.usages {
+				addUsage(&all.usage, u)
+			}
+		} else {
+			// Only a single run is added up as it goes.
+			addUsage(&all.usage, p.usage)
+		}
+		all.messages += p.messages
+		for _, m := range p.models {
+			all.countModel([]byte(m.name), m.count)
+		}
+	}
+	return pathSummary{usage: endUsage(all.usage), messages: all.messages, models: all.models}
+}
+
+// num is the value of a JSON number, 0 for any other value. Token counts
+// are integers of a few digits: those convert exactly without ParseFloat.
 func num(v []byte) float64 {
+	if len(v) > 0 && len(v) <= 15 {
+		x := int64(0)
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				x = -1
+				break
+			}
+			x = x*10 + int64(c-'0')
+		}
+		if x >= 0 {
+			return float64(x)
+		}
+	}
 	if jsjson.KindOf(v) != jsjson.Number {
 		return 0
 	}
@@ -217,7 +309,8 @@ func appendCount(dst []byte, v float64) []byte {
 		dst = append(dst, '-')
 		v = -v
 	}
-	digits := strconv.AppendInt(nil, int64(v), 10)
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], int64(v), 10)
 	for i, d := range digits {
 		if i > 0 && (len(digits)-i)%3 == 0 {
 			dst = append(dst, ',')
@@ -417,7 +510,7 @@ func appendLink(dst []byte, e *sessions.Entry) []byte {
 		dst = escapeHTML(dst, []byte(e.ID))
 		dst = append(dst, "</a>"...)
 	}
-	if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
+	if ms := dateValue(e.Timestamp); !math.IsNaN(ms) {
 		dst = append(dst, " <time datetime=\""...)
 		n := len(dst)
 		dst = appendISO(dst, ms)
@@ -476,7 +569,16 @@ func usageOf(v []byte) (u tree.Usage, hasCost bool) {
 			cost = v
 		}
 	}
-	total := jsjson.Get(cost, "total")
+	var total []byte
+	for it := newMembers(cost); ; {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		if string(k) == "total" {
+			total = v
+		}
+	}
 	u = tree.Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
 	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	return u, jsjson.KindOf(total) == jsjson.Number
@@ -501,7 +603,7 @@ func appendUsage(dst, v []byte) []byte {
 func appendMessageHTML(dst []byte, e *sessions.Entry) []byte {
 	var errorMessage, toolName, isError, command, output, exitCode, summary []byte
 	it := newMembers(e.Msg)
-	it.known = e.MsgContent
+	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
 	for {
 		k, v, ok := it.next()
 		if !ok {
@@ -690,9 +792,13 @@ func escapeHTML(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs escaping.
-		if valid && i+8 <= len(s) && htmlPlain8(binary.LittleEndian.Uint64(s[i:])) {
-			i += 8
-			continue
+		if valid {
+			for i+8 <= len(s) && htmlPlain8(binary.LittleEndian.Uint64(s[i:])) {
+				i += 8
+			}
+			if i >= len(s) {
+				break
+			}
 		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -738,12 +844,13 @@ func escapeHTML(dst, s []byte) []byte {
 
 // htmlPlain8 reports whether none of the eight bytes in x is one that
 // escapeHTML replaces (bytes from 0x80 up count as plain: the caller has
-// checked that the text is valid UTF-8).
+// checked that the text is valid UTF-8). "Has a byte less than n" and "has
+// a zero byte" are the classic word tricks; '<' and '>' differ in one bit,
+// and so do '"' and '&', so that setting that bit tests each pair at once.
 func htmlPlain8(x uint64) bool {
-	eq := func(c uint64) uint64 {
-		t := x ^ (c * lsb)
-		return (t - lsb) &^ t
-	}
 	less := (x - 0x20*lsb) &^ x
-	return (less|eq('&')|eq('<')|eq('>')|eq('"')|eq(0x7f))&msb == 0
+	angle := (x | 0x02*lsb) ^ ('>' * lsb)
+	amp := (x | 0x04*lsb) ^ ('&' * lsb)
+	del := x ^ (0x7f * lsb)
+	return (less|(angle-lsb)&^angle|(amp-lsb)&^amp|(del-lsb)&^del)&msb == 0
 }

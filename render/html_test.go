@@ -365,3 +365,49 @@ func inkedShare(t *testing.T, path string) float64 {
 	}
 	return float64(inked) / float64((b.Dx()/2+1)*(b.Dy()/2+1))
 }
+
+// TestHTMLBlocks pins the markup of the blocks a reader folds: thinking
+// and tool calls in <details> with their <summary>, the call's id in its
+// own span, and a tool result's output.
+func TestHTMLBlocks(t *testing.T) {
+	tr := parseTree(t, `{"type":"session","version":3,"id":"s","cwd":"/"}
+{"type":"message","id":"a1","parentId":null,"message":{"role":"assistant","content":[{"type":"thinking","thinking":"let me think"},{"type":"toolCall","id":"call_7","name":"bash","arguments":{"command":"ls"}}]}}
+{"type":"message","id":"t1","parentId":"a1","message":{"role":"toolResult","toolCallId":"call_7","toolName":"bash","content":[{"type":"text","text":"a.go"}]}}
+`)
+	page := string(TranscriptHTML(PageOf(tr), tr.LeafPath()))
+	for _, want := range []string{
+		"<details class=\"thinking\"><summary>thinking</summary>\n<div class=\"text\">let me think</div>\n</details>\n",
+		"<details class=\"tool-call\"><summary>tool call <code>bash</code> <span class=\"call-id\">call_7</span></summary>\n<pre>{\n  &quot;command&quot;: &quot;ls&quot;\n}\n</pre>\n</details>\n",
+		"<details class=\"output\" open><summary>output</summary>\n<div class=\"pre\">a.go</div>\n</details>\n",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if !strings.Contains(css, ".call-id") {
+		t.Error("the stylesheet does not style .call-id")
+	}
+}
+
+// TestHTMLModels: the foot names each model as provider/id, unescaped, the
+// id alone without a provider, and counts answers in order of first use;
+// an empty or missing id is not a model.
+func TestHTMLModels(t *testing.T) {
+	msg := func(id, parent, fields string) string {
+		return `{"type":"message","id":"` + id + `","parentId":` + parent + `,"message":{"role":"assistant","content":"x"` + fields + `}}` + "\n"
+	}
+	tr := parseTree(t, `{"type":"session","version":3,"id":"s","cwd":"/"}`+"\n"+
+		msg("m1", "null", `,"provider":"a\u0062","model":"m\"1"`)+
+		msg("m2", `"m1"`, `,"provider":5,"model":"solo"`)+
+		msg("m3", `"m2"`, `,"provider":"ab","model":"m\u00221"`)+
+		msg("m4", `"m3"`, `,"provider":"ab","model":""`)+
+		msg("m5", `"m4"`, `,"provider":"ab"`)+
+		msg("m6", `"m5"`, `,"provider":"","model":"solo"`)+
+		`{"type":"usage","id":"u1","parentId":"m6","provider":"ab","model":"m\"1","usage":{"input":1}}`+"\n")
+	page := string(TranscriptHTML(PageOf(tr), tr.LeafPath()))
+	want := "<dt>models</dt><dd><code>ab/m&quot;1</code> ×3, <code>solo</code> ×2</dd>"
+	if !strings.Contains(page, want) {
+		i := strings.Index(page, "<dt>models</dt>")
+		t.Errorf("models %q, want %q", page[i:i+len(want)+20], want)
+	}
+}

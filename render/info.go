@@ -42,7 +42,7 @@ func Info(file string, t *tree.Tree, mtime time.Time) []byte {
 		FirstMessage:  sum.FirstMessage,
 		EntryCount:    t.Len(),
 		Tips:          []string{},
-		Usage:         t.Usage(),
+		Usage:         usageTotals(t.Entries()),
 	}
 	if sum.Name != "" {
 		info.Name = &sum.Name

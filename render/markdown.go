@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -16,17 +17,27 @@ import (
 // the full text; code blocks use a fence longer than any backtick run they
 // hold. Other entries (labels, model changes, …) show nothing.
 func Transcript(path []*sessions.Entry) []byte {
-	// The text of a session is most of its bytes: one allocation of the
-	// raw size avoids regrowing a 100 MB buffer several times.
-	n := 0
-	for _, e := range path {
-		n += len(e.Raw)
+	return transcript(path, partsFor(rawBytes(path), textMinBytes))
+}
+
+// transcript renders the path cut into parts.
+func transcript(path []*sessions.Entry, parts int) []byte {
+	b := pathParts(path, parts)
+	bufs := make([][]byte, len(b)-1)
+	par.Each(len(bufs), func(k int) {
+		run := path[b[k]:b[k+1]]
+		// The text of a session is most of its bytes: one allocation of
+		// the raw size avoids regrowing a 100 MB buffer several times.
+		dst := make([]byte, 0, rawBytes(run))
+		for _, e := range run {
+			dst = AppendEntryMarkdown(dst, e)
+		}
+		bufs[k] = dst
+	})
+	if len(bufs) == 1 {
+		return bufs[0]
 	}
-	dst := make([]byte, 0, n)
-	for _, e := range path {
-		dst = AppendEntryMarkdown(dst, e)
-	}
-	return dst
+	return concat(bufs...)
 }
 
 // AppendEntryMarkdown appends one entry's part of a transcript. It depends
@@ -81,7 +92,7 @@ func appendMessageMarkdown(dst []byte, e *sessions.Entry) []byte {
 	// parser, is jumped over rather than read.
 	var errorMessage, toolName, isError, command, output, exitCode []byte
 	it := newMembers(e.Msg)
-	it.known = e.MsgContent
+	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
 	for {
 		k, v, ok := it.next()
 		if !ok {
@@ -160,7 +171,7 @@ func appendMessageMarkdown(dst []byte, e *sessions.Entry) []byte {
 func headingTail(dst []byte, e *sessions.Entry) []byte {
 	dst = append(dst, " · "...)
 	dst = append(dst, e.ID...)
-	if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
+	if ms := dateValue(e.Timestamp); !math.IsNaN(ms) {
 		dst = append(dst, " · "...)
 		dst = appendISO(dst, ms)
 	}

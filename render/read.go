@@ -49,9 +49,18 @@ func skipValue(b []byte, i int) int {
 
 // skipString returns the end of the valid string whose quote is b[i]. In
 // valid JSON a quote ends the string unless an odd run of backslashes
-// precedes it, so the search is IndexByte's, not a byte-by-byte scan.
+// precedes it, so the search is IndexByte's, not a byte-by-byte scan; but
+// most strings (keys, types, ids) are short, and end before a call to
+// IndexByte pays off.
 func skipString(b []byte, i int) int {
 	i++
+	for end := min(len(b), i+16); i < end; i++ {
+		if c := b[i]; c == '"' {
+			return i + 1
+		} else if c == '\\' {
+			break
+		}
+	}
 	for {
 		k := bytes.IndexByte(b[i:], '"')
 		if k < 0 {
@@ -74,10 +83,10 @@ type members struct {
 	b    []byte
 	i    int
 	done bool
-	// known is a value already located by the parser (a message's
-	// content): when a member's value starts where it does, the walk
-	// jumps over it instead of reading it again.
-	known []byte
+	// known are values already located by the parser (a message's
+	// content and usage): when a member's value starts where one does,
+	// the walk jumps over it instead of reading it again.
+	known [2][]byte
 }
 
 // newMembers iterates over obj, which need not be an object (then there
@@ -112,14 +121,16 @@ func (m *members) next() (key, val []byte, ok bool) {
 	}
 	kend := skipString(b, i)
 	key = b[i+1 : kend-1]
-	if bytes.IndexByte(key, '\\') >= 0 {
+	if hasBackslash(key) {
 		s, _ := jsjson.Unquote(b[i:kend])
 		key = []byte(s)
 	}
 	i = jsjson.SkipWS(b, kend) + 1 // past ':'
 	i = jsjson.SkipWS(b, i)
 	var vend int
-	if k := m.known; len(k) > 0 && len(b)-i >= len(k) && &b[i] == &k[0] {
+	if k := m.known[0]; len(k) > 0 && len(b)-i >= len(k) && &b[i] == &k[0] {
+		vend = i + len(k)
+	} else if k := m.known[1]; len(k) > 0 && len(b)-i >= len(k) && &b[i] == &k[0] {
 		vend = i + len(k)
 	} else {
 		vend = skipValue(b, i)
@@ -133,6 +144,17 @@ func (m *members) next() (key, val []byte, ok bool) {
 		m.done = true
 	}
 	return key, val, true
+}
+
+// hasBackslash reports whether a key has an escape; keys are short, and a
+// loop costs less than a call to IndexByte.
+func hasBackslash(key []byte) bool {
+	for _, c := range key {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // elements iterates over the elements of a valid array.

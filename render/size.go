@@ -3,6 +3,8 @@ package render
 import (
 	"sync"
 
+	"github.com/pifs/pifs/internal/par"
+
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -30,12 +32,23 @@ func putScratch(bp *[]byte) {
 
 // TranscriptSize is len(Transcript(path)), counted without building it.
 func TranscriptSize(path []*sessions.Entry) int64 {
-	bp := getScratch()
-	defer putScratch(bp)
+	return transcriptSize(path, partsFor(rawBytes(path), textMinBytes))
+}
+
+func transcriptSize(path []*sessions.Entry, parts int) int64 {
+	b := pathParts(path, parts)
+	sizes := make([]int64, len(b)-1)
+	par.Each(len(sizes), func(k int) {
+		bp := getScratch()
+		defer putScratch(bp)
+		for _, e := range path[b[k]:b[k+1]] {
+			*bp = AppendEntryMarkdown((*bp)[:0], e)
+			sizes[k] += int64(len(*bp))
+		}
+	})
 	var n int64
-	for _, e := range path {
-		*bp = AppendEntryMarkdown((*bp)[:0], e)
-		n += int64(len(*bp))
+	for _, k := range sizes {
+		n += k
 	}
 	return n
 }
@@ -43,14 +56,31 @@ func TranscriptSize(path []*sessions.Entry) int64 {
 // TranscriptHTMLSize is len(TranscriptHTML(p, path)), counted without
 // building it.
 func TranscriptHTMLSize(p Page, path []*sessions.Entry) int64 {
+	return transcriptHTMLSize(p, path, partsFor(rawBytes(path), htmlMinBytes))
+}
+
+func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
+	b := pathParts(path, parts)
+	sizes := make([]int64, len(b)-1)
+	sums := make([]partSummary, len(b)-1)
+	par.Each(len(sizes), func(k int) {
+		bp := getScratch()
+		defer putScratch(bp)
+		sums[k].keep = len(sums) > 1
+		for _, e := range path[b[k]:b[k+1]] {
+			*bp = AppendEntryHTML((*bp)[:0], e)
+			sizes[k] += int64(len(*bp))
+			sums[k].add(e)
+		}
+	})
 	bp := getScratch()
 	defer putScratch(bp)
 	*bp = HTMLHead((*bp)[:0], p)
 	n := int64(len(*bp))
-	for _, e := range path {
-		*bp = AppendEntryHTML((*bp)[:0], e)
-		n += int64(len(*bp))
+	*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
+	n += int64(len(*bp))
+	for _, k := range sizes {
+		n += k
 	}
-	*bp = HTMLFoot((*bp)[:0], path)
-	return n + int64(len(*bp))
+	return n
 }

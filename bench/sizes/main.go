@@ -33,8 +33,9 @@ import (
 type step struct {
 	name  string
 	wall  time.Duration
-	alloc uint64 // bytes allocated
-	bytes int64  // the sizes found
+	cpu   time.Duration // the process's, on every core
+	alloc uint64        // bytes allocated
+	bytes int64         // the sizes found
 }
 
 func main() {
@@ -55,12 +56,18 @@ func main() {
 
 	steps := []*step{{name: "parse"}, {name: "context.json"}, {name: "transcript.md"}, {name: "transcript.html"}, {name: "info.json"}}
 	var ms runtime.MemStats
+	cpuNow := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	measure := func(s *step, fn func() int64) {
 		runtime.ReadMemStats(&ms)
 		a := ms.TotalAlloc
-		start := time.Now()
+		start, cpu := time.Now(), cpuNow()
 		s.bytes += fn()
 		s.wall += time.Since(start)
+		s.cpu += cpuNow() - cpu
 		runtime.ReadMemStats(&ms)
 		s.alloc += ms.TotalAlloc - a
 	}
@@ -138,9 +145,9 @@ func main() {
 		fmt.Println("every size is its rendering's length; ContextJSON is Indent(JSON())")
 		return
 	}
-	fmt.Printf("%-16s %9s %12s %12s\n", "step", "wall", "allocated", "view bytes")
+	fmt.Printf("%-16s %9s %9s %12s %12s\n", "step", "wall", "cpu", "allocated", "view bytes")
 	for _, s := range steps {
-		fmt.Printf("%-16s %8.3fs %10.1f MB %10.1f MB\n", s.name, s.wall.Seconds(), float64(s.alloc)/1e6, float64(s.bytes)/1e6)
+		fmt.Printf("%-16s %8.3fs %8.3fs %10.1f MB %10.1f MB\n", s.name, s.wall.Seconds(), s.cpu.Seconds(), float64(s.alloc)/1e6, float64(s.bytes)/1e6)
 	}
 	fmt.Printf("total wall %.3fs, cpu %.3fs (the collector's share on other cores included), %d GCs, pauses %.1f ms\n",
 		wall.Seconds(), cpu.Seconds(), ms.NumGC-gc0, float64(ms.PauseTotalNs-pause0)/1e6)
