@@ -170,3 +170,38 @@ func TestListingKeptByKernel(t *testing.T) {
 		t.Errorf("context.json right after an append through the mount: stat says %d bytes (before: %d), it has %d", after.Size(), fi.Size(), len(data))
 	}
 }
+
+// TestWalkNodesWithinBudget: the nodes the kernel holds count against the
+// cache's budget. Six sessions of 3,000 short entries fit a 8 MiB cache
+// when parsed, but find over them makes the kernel hold a node per entry
+// file in entries/, branches/ and tree/ (about 60,000, some 30 MB): the
+// cache lets sessions go, and the kernel forgets their names, until what
+// is held fits again.
+func TestWalkNodesWithinBudget(t *testing.T) {
+	const n = 6
+	store := t.TempDir()
+	proj := filepath.Join(store, "--home-user-many--")
+	os.MkdirAll(proj, 0o755)
+	for i := range n {
+		f, err := os.Create(filepath.Join(proj, fmt.Sprintf("2025-05-12T10-00-%02d-000Z_s%02d.jsonl", i, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = gen.Write(f, gen.Spec{ID: fmt.Sprintf("0196c3ef-e100-70f4-96f8-0000000001%02d", i), Cwd: "/home/user/many",
+			Start: time.Date(2025, 5, 12, 10, 0, i, 0, time.UTC), Seed: int64(i), Entries: 3000, AvgBytes: 40})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const cache = 8 << 20
+	m, mnt := mountFS(t, Options{SessionsDir: store, CacheBytes: cache})
+	out := run(t, mnt, "find", ".")
+	if got := len(lines(out)); got < n*3000 {
+		t.Fatalf("find listed %d names", got)
+	}
+	eventually(t, "the nodes held fit the cache", func() (bool, string) {
+		held := m.root.Nodes()
+		return held*512 <= cache, fmt.Sprintf("%d nodes held (%d MB by the count) for a %d MB cache", held, held*512>>20, cache>>20)
+	})
+}

@@ -28,7 +28,9 @@ type store struct {
 	used   int64 // bytes held by the sessions in lru
 
 	opened atomic.Int64 // sessions parsed (for tests that guard a cost)
-	uses   atomic.Int64 // calls that took a parsed session (idem)
+	// nodes counts the nodes the kernel holds (see nodeAdded).
+	nodes atomic.Int64
+	uses  atomic.Int64 // calls that took a parsed session (idem)
 
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
@@ -314,13 +316,19 @@ func (st *store) account(s *session, cost int64) {
 	}
 	st.used += cost - s.cost
 	s.cost = cost
-	// The usage reports' records are kept whatever is parsed: what the
-	// sessions may hold is the rest of the budget.
-	budget := st.budget - st.usage.held.Load()
+	st.trim(s)
+}
+
+// trim drops the least recently used sessions, but keep (and the most
+// recent), while the cache holds more than its budget: the sessions, the
+// usage reports' records (kept whatever is parsed) and the nodes the
+// kernel holds. st.mu is held.
+func (st *store) trim(keep *session) {
+	budget := st.budget - st.usage.held.Load() - st.nodes.Load()*nodeBytes
 	for st.used > budget && st.lru.Len() > 1 {
 		el := st.lru.Back()
 		old := el.Value.(*session)
-		if old == s {
+		if old == keep {
 			break
 		}
 		st.lru.Remove(el)
