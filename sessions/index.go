@@ -43,7 +43,7 @@ type Index struct {
 	// (the store, every project it read from), so a watcher can watch it.
 	onDir func(dir string)
 
-	counts struct{ stats, headers atomic.Int64 }
+	counts struct{ stats, headers, folders atomic.Int64 }
 	gen    atomic.Uint64 // counts changes to the sessions held
 	// changed counts the looks that found changes (see Changed).
 	changed atomic.Uint64
@@ -56,6 +56,9 @@ type project struct {
 	name   string
 	folder bool // a folder of the store (else only flat files name it)
 	loaded bool // the folder was read
+	// read is the folder's signature when it was last read: while it is
+	// the same (and was not racy), the folder holds the same names.
+	read   Sig
 	files  map[string]*File
 	sorted []*File // nil when files changed
 }
@@ -178,6 +181,10 @@ func (x *Index) OnDir(fn func(dir string)) {
 func (x *Index) Counts() (stats, headers int64) {
 	return x.counts.stats.Load(), x.counts.headers.Load()
 }
+
+// FoldersRead reports how many times the index has read a project folder
+// (for tests that guard a cost).
+func (x *Index) FoldersRead() int64 { return x.counts.folders.Load() }
 
 // Missing tells that the store's folder does not exist (yet).
 func (x *Index) Missing() bool {
@@ -537,27 +544,49 @@ func (x *Index) dropEmpty() {
 func (x *Index) scanProject(p *project) []Change {
 	dir := filepath.Join(x.dir, p.name)
 	x.watch(dir) // before reading, so no file created meanwhile is missed
-	des, err := os.ReadDir(dir)
-	p.loaded = true
-	if err != nil {
-		des = nil
-	}
 	var names []string
-	seen := map[string]bool{}
-	for _, de := range des {
-		name, ok := strings.CutSuffix(de.Name(), ".jsonl")
-		if !ok || de.IsDir() {
-			continue
+	// A folder's mtime and ctime change when a name in it is added,
+	// removed or renamed: while they are as at the last read, its files
+	// are the ones known, and only they are looked at, so that polls of a
+	// large store read no folder that did not change. A read made within
+	// the racy window of the folder's last change is not trusted (a name
+	// added in the same clock tick leaves the times as they were): the
+	// next look reads it again.
+	sig, typ, err := statSig(dir)
+	if p.loaded && err == nil && typ == syscall.S_IFDIR && p.read != (Sig{}) && sig == p.read {
+		for name, f := range p.files {
+			if !f.Flat {
+				names = append(names, name)
+			}
 		}
-		if old := p.files[name]; old != nil && old.Flat {
-			continue // a flat file of the same name keeps the place
+	} else {
+		x.counts.folders.Add(1)
+		p.read = Sig{}
+		if err == nil && typ == syscall.S_IFDIR && !racy(sig) {
+			p.read = sig // taken before the read: a change during it shows next time
 		}
-		seen[name] = true
-		names = append(names, name)
-	}
-	for name, f := range p.files {
-		if !f.Flat && !seen[name] {
+		des, err := os.ReadDir(dir)
+		p.loaded = true
+		if err != nil {
+			des = nil
+			p.read = Sig{}
+		}
+		seen := map[string]bool{}
+		for _, de := range des {
+			name, ok := strings.CutSuffix(de.Name(), ".jsonl")
+			if !ok || de.IsDir() {
+				continue
+			}
+			if old := p.files[name]; old != nil && old.Flat {
+				continue // a flat file of the same name keeps the place
+			}
+			seen[name] = true
 			names = append(names, name)
+		}
+		for name, f := range p.files {
+			if !f.Flat && !seen[name] {
+				names = append(names, name)
+			}
 		}
 	}
 	// Each file is a stat, and a header read when it is new or rewritten:
@@ -568,7 +597,13 @@ func (x *Index) scanProject(p *project) []Change {
 		olds[i] = p.files[name]
 	}
 	par.Each(len(names), func(i int) {
-		news[i] = x.load(filepath.Join(x.dir, p.name, names[i]+".jsonl"), olds[i])
+		path := ""
+		if olds[i] != nil && !olds[i].Flat {
+			path = olds[i].Path
+		} else {
+			path = filepath.Join(x.dir, p.name, names[i]+".jsonl")
+		}
+		news[i] = x.load(path, olds[i])
 	})
 	var changes []Change
 	for i, name := range names {
@@ -662,6 +697,13 @@ func changeOf(project, name string, old, f *File) []Change {
 // File (Header nil when it is not a session), or nil when it is gone.
 func (x *Index) load(path string, old *File) *File {
 	x.counts.stats.Add(1)
+	if old != nil && old.Err == nil {
+		// The common case, a file as it was: one stat, nothing allocated.
+		sig, typ, err := statSig(path)
+		if err == nil && typ == syscall.S_IFREG && old.Sig == sig && (!old.racy || !x.relook) {
+			return old
+		}
+	}
 	fi, err := os.Stat(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &File{Path: path, Err: err} // there, but not to be read

@@ -314,3 +314,45 @@ func TestIndexRelooksRacyFiles(t *testing.T) {
 		t.Errorf("Poll of a file unchanged for longer than the racy window: %d changes, want none", len(ch))
 	}
 }
+
+// TestPollReadsChangedFolders: a poll reads only the project folders whose
+// times changed since a read it can trust, stats each known file without
+// taking a new version of an unchanged one, and finds a file added since.
+func TestPollReadsChangedFolders(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"--a--", "--b--", "--c--"} {
+		for _, s := range []string{"s1", "s2"} {
+			writeIndexed(t, filepath.Join(dir, p, s+".jsonl"), header(p+s, "/"+p))
+		}
+	}
+	x := NewIndex(dir)
+	if got := len(x.All()); got != 6 {
+		t.Fatalf("%d sessions, want 6", got)
+	}
+	// The reads made within the racy window of the folders' changes are
+	// not trusted: the first poll after it reads each folder again (and
+	// takes each file, read while racy, as a new version: see
+	// TestIndexRelooksRacyFiles).
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	x.Poll()
+	if n := x.FoldersRead(); n != 6 {
+		t.Errorf("%d folder reads after loading and one poll, want 6 (each folder twice)", n)
+	}
+	before := x.FoldersRead()
+	for i := 0; i < 3; i++ {
+		if ch := x.Poll(); len(ch) != 0 {
+			t.Fatalf("a poll of an unchanged store: %d changes", len(ch))
+		}
+	}
+	if n := x.FoldersRead() - before; n != 0 {
+		t.Errorf("3 polls of an unchanged store read %d folders, want 0", n)
+	}
+	writeIndexed(t, filepath.Join(dir, "--b--", "s3.jsonl"), header("new", "/b"))
+	ch := x.Poll()
+	if len(ch) != 1 || ch[0].New == nil || ch[0].New.Name != "s3" {
+		t.Fatalf("a poll after adding --b--/s3: %+v, want s3 added", ch)
+	}
+	if n := x.FoldersRead() - before; n != 1 {
+		t.Errorf("that poll read %d folders, want 1 (--b--)", n)
+	}
+}

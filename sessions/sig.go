@@ -24,6 +24,18 @@ func SigOf(fi os.FileInfo) Sig {
 	return s
 }
 
+// statSig is the signature of what path names (following links) and its
+// type (syscall.S_IFREG, S_IFDIR, …), from one stat(2) that allocates
+// nothing: the watcher's polls look at every file of the store.
+func statSig(path string) (sig Sig, typ uint32, err error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return Sig{}, 0, err
+	}
+	return Sig{Ino: st.Ino, Dev: uint64(st.Dev), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()},
+		st.Mode & syscall.S_IFMT, nil
+}
+
 // Grew tells that the file is the same one, only longer or as long: what
 // was read of it may still hold (appends), unless it was rewritten.
 func (s Sig) Grew(old Sig) bool {
