@@ -28,6 +28,28 @@ func mountFS(t *testing.T, o Options) (*FS, string) {
 	return m, mnt
 }
 
+// genProject makes a store of one project, --home-user-NAME--, of n
+// generated sessions of the given number of entries and average line size.
+func genProject(t *testing.T, name string, n, entries, avgBytes int) string {
+	t.Helper()
+	store := t.TempDir()
+	proj := filepath.Join(store, "--home-user-"+name+"--")
+	os.MkdirAll(proj, 0o755)
+	for i := range n {
+		f, err := os.Create(filepath.Join(proj, fmt.Sprintf("2025-05-12T10-00-%02d-000Z_s%02d.jsonl", i, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = gen.Write(f, gen.Spec{ID: fmt.Sprintf("0196c3ef-e100-70f4-96f8-0000000000%02d", i), Cwd: "/home/user/" + name,
+			Start: time.Date(2025, 5, 12, 10, 0, i, 0, time.UTC), Seed: int64(i), Entries: entries, AvgBytes: avgBytes})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return store
+}
+
 // TestWalkParsesNothing: find over the mount to the depth of the session
 // folders (READDIRPLUS on, so the kernel looks up every name listed)
 // parses no session: the listing answers from the index and the files'
@@ -56,21 +78,7 @@ func TestWalkParsesNothing(t *testing.T) {
 // after a walk follows --cache-size, not the size of the store.
 func TestWalkShedsEvictedSessions(t *testing.T) {
 	const n = 30
-	store := t.TempDir()
-	proj := filepath.Join(store, "--home-user-big--")
-	os.MkdirAll(proj, 0o755)
-	for i := range n {
-		f, err := os.Create(filepath.Join(proj, fmt.Sprintf("2025-05-12T10-00-%02d-000Z_s%02d.jsonl", i, i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = gen.Write(f, gen.Spec{ID: fmt.Sprintf("0196c3ef-e100-70f4-96f8-0000000000%02d", i), Cwd: "/home/user/big",
-			Start: time.Date(2025, 5, 12, 10, 0, i, 0, time.UTC), Seed: int64(i), Entries: 300, AvgBytes: 200})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	store := genProject(t, "big", n, 300, 200)
 	// A 1 MiB cache holds a handful of these sessions (about 60 KB each,
 	// parsed, with their renderings).
 	m, mnt := mountFS(t, Options{SessionsDir: store, CacheBytes: 1 << 20})
@@ -179,21 +187,7 @@ func TestListingKeptByKernel(t *testing.T) {
 // is held fits again.
 func TestWalkNodesWithinBudget(t *testing.T) {
 	const n = 6
-	store := t.TempDir()
-	proj := filepath.Join(store, "--home-user-many--")
-	os.MkdirAll(proj, 0o755)
-	for i := range n {
-		f, err := os.Create(filepath.Join(proj, fmt.Sprintf("2025-05-12T10-00-%02d-000Z_s%02d.jsonl", i, i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = gen.Write(f, gen.Spec{ID: fmt.Sprintf("0196c3ef-e100-70f4-96f8-0000000001%02d", i), Cwd: "/home/user/many",
-			Start: time.Date(2025, 5, 12, 10, 0, i, 0, time.UTC), Seed: int64(i), Entries: 3000, AvgBytes: 40})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	store := genProject(t, "many", n, 3000, 40)
 	const cache = 8 << 20
 	m, mnt := mountFS(t, Options{SessionsDir: store, CacheBytes: cache})
 	out := run(t, mnt, "find", ".")
