@@ -401,6 +401,7 @@ func (x *Index) update(path string, relook bool) []Change {
 // Poll looks at everything the index holds, for stores where no change
 // events come (network file systems), and returns what changed.
 func (x *Index) Poll() []Change {
+	quiet := x.quietProjects()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.relook = true
@@ -414,6 +415,9 @@ func (x *Index) Poll() []Change {
 			continue
 		}
 		if p.loaded {
+			if read, ok := quiet[p]; ok && read == p.read {
+				continue // looked at without the lock: nothing changed
+			}
 			changes = append(changes, x.scanProject(p)...)
 			continue
 		}
@@ -422,6 +426,65 @@ func (x *Index) Poll() []Change {
 		}
 	}
 	return x.counted(changes)
+}
+
+// quietProjects looks, without holding the index's lock, at the folder
+// and the files of every loaded project folder, and returns those in
+// which nothing changed since the index last looked, with the folder's
+// signature then: the same folder times as at a read it can trust, and
+// every file with the signature of its version, not read within the racy
+// window. Poll takes the lock only to look again at the others, so that a
+// poll of a large store holds up no lookup for its thousands of stats.
+func (x *Index) quietProjects() map[*project]Sig {
+	type snapshot struct {
+		p     *project
+		dir   string
+		read  Sig
+		files []*File
+	}
+	x.mu.Lock()
+	if !x.loaded {
+		x.mu.Unlock()
+		return nil
+	}
+	var snaps []snapshot
+	for _, p := range x.projects {
+		if !p.folder || !p.loaded || p.read == (Sig{}) {
+			continue
+		}
+		sn := snapshot{p: p, dir: filepath.Join(x.dir, p.name), read: p.read, files: make([]*File, 0, len(p.files))}
+		for _, f := range p.files {
+			if !f.Flat {
+				sn.files = append(sn.files, f)
+			}
+		}
+		snaps = append(snaps, sn)
+	}
+	x.mu.Unlock()
+	quiet := make([]bool, len(snaps))
+	par.Each(len(snaps), func(i int) {
+		sn := snaps[i]
+		if sig, typ, err := statSig(sn.dir); err != nil || typ != syscall.S_IFDIR || sig != sn.read {
+			return
+		}
+		for _, f := range sn.files {
+			x.counts.stats.Add(1)
+			if f.Err != nil || f.racy {
+				return
+			}
+			if sig, typ, err := statSig(f.Path); err != nil || typ != syscall.S_IFREG || sig != f.Sig {
+				return
+			}
+		}
+		quiet[i] = true
+	})
+	out := make(map[*project]Sig, len(snaps))
+	for i, sn := range snaps {
+		if quiet[i] {
+			out[sn.p] = sn.read
+		}
+	}
+	return out
 }
 
 func within(p, dir string) bool {

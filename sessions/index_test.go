@@ -317,7 +317,8 @@ func TestIndexRelooksRacyFiles(t *testing.T) {
 
 // TestPollReadsChangedFolders: a poll reads only the project folders whose
 // times changed since a read it can trust, stats each known file without
-// taking a new version of an unchanged one, and finds a file added since.
+// taking a new version of an unchanged one (and without the index's lock
+// for a folder where nothing changed), and finds a file added since.
 func TestPollReadsChangedFolders(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []string{"--a--", "--b--", "--c--"} {
@@ -339,6 +340,14 @@ func TestPollReadsChangedFolders(t *testing.T) {
 		t.Errorf("%d folder reads after loading and one poll, want 6 (each folder twice)", n)
 	}
 	before := x.FoldersRead()
+	// A folder looked at again under the index's lock is told to onDir:
+	// the quiet ones are looked at without the lock.
+	var locked []string
+	x.OnDir(func(dir string) {
+		if dir != x.Dir() { // the store's own folder is read at every poll
+			locked = append(locked, filepath.Base(dir))
+		}
+	})
 	for i := 0; i < 3; i++ {
 		if ch := x.Poll(); len(ch) != 0 {
 			t.Fatalf("a poll of an unchanged store: %d changes", len(ch))
@@ -347,6 +356,9 @@ func TestPollReadsChangedFolders(t *testing.T) {
 	if n := x.FoldersRead() - before; n != 0 {
 		t.Errorf("3 polls of an unchanged store read %d folders, want 0", n)
 	}
+	if len(locked) != 0 {
+		t.Errorf("3 polls of an unchanged store looked at %v under the lock, want none", locked)
+	}
 	writeIndexed(t, filepath.Join(dir, "--b--", "s3.jsonl"), header("new", "/b"))
 	ch := x.Poll()
 	if len(ch) != 1 || ch[0].New == nil || ch[0].New.Name != "s3" {
@@ -354,5 +366,8 @@ func TestPollReadsChangedFolders(t *testing.T) {
 	}
 	if n := x.FoldersRead() - before; n != 1 {
 		t.Errorf("that poll read %d folders, want 1 (--b--)", n)
+	}
+	if len(locked) != 1 || locked[0] != "--b--" {
+		t.Errorf("that poll looked at %v under the lock, want [--b--]", locked)
 	}
 }
