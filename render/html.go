@@ -199,11 +199,11 @@ type partSummary struct {
 }
 
 func (s *partSummary) add(e *sessions.Entry) {
-	if u, ok := entryUsage(e); ok {
+	if u, ok := tree.EntryUsage(e); ok {
 		if s.keep {
 			s.usages = append(s.usages, u)
 		} else {
-			addUsage(&s.usage, u)
+			s.usage.Add(u)
 		}
 	}
 	switch e.Type {
@@ -256,18 +256,18 @@ func sumParts(parts []partSummary) pathSummary {
 	for _, p := range parts {
 		if p.keep {
 			for _, u := range p.usages {
-				addUsage(&all.usage, u)
+				all.usage.Add(u)
 			}
 		} else {
 			// Only a single run is added up as it goes.
-			addUsage(&all.usage, p.usage)
+			all.usage.Add(p.usage)
 		}
 		all.messages += p.messages
 		for _, m := range p.models {
 			all.countModel([]byte(m.name), m.count)
 		}
 	}
-	return pathSummary{usage: endUsage(all.usage), messages: all.messages, models: all.models}
+	return pathSummary{usage: all.usage.Finish(), messages: all.messages, models: all.models}
 }
 
 // num is the value of a JSON number, 0 for any other value. Token counts
@@ -546,50 +546,12 @@ func appendRef(dst []byte, before string, v []byte) []byte {
 	return append(dst, "</a>"...)
 }
 
-// usageOf reads a usage object in one pass, as tree.Usage counts it: the
-// last member of each name, numbers only. hasCost tells that cost.total is
-// a number.
-func usageOf(v []byte) (u tree.Usage, hasCost bool) {
-	var in, out, cr, cw, cost []byte
-	for it := newMembers(v); ; {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		switch string(k) {
-		case "input":
-			in = v
-		case "output":
-			out = v
-		case "cacheRead":
-			cr = v
-		case "cacheWrite":
-			cw = v
-		case "cost":
-			cost = v
-		}
-	}
-	var total []byte
-	for it := newMembers(cost); ; {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		if string(k) == "total" {
-			total = v
-		}
-	}
-	u = tree.Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
-	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
-	return u, jsjson.KindOf(total) == jsjson.Number
-}
-
 // appendUsage shows one message's tokens and cost.
 func appendUsage(dst, v []byte) []byte {
 	if jsjson.KindOf(v) != jsjson.Object {
 		return dst
 	}
-	u, hasCost := usageOf(v)
+	u, hasCost := tree.DecodeUsage(v)
 	dst = append(dst, " <span class=\"usage\">"...)
 	dst = appendCount(dst, u.Total)
 	dst = append(dst, " tokens"...)

@@ -3,7 +3,6 @@ package render
 import (
 	"runtime"
 
-	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -75,44 +74,6 @@ func concat(bufs ...[]byte) []byte {
 	return out
 }
 
-// entryUsage is the usage an entry adds to the totals that pi's /session
-// shows (tree.Usage's rule): that of assistant and tool-result messages,
-// of usage entries, and of compactions and branch summaries that have one.
-// ok is false for an entry that adds none.
-func entryUsage(e *sessions.Entry) (u tree.Usage, ok bool) {
-	switch e.Type {
-	case "usage":
-		u, _ = usageOf(e.Get("usage"))
-		return u, true
-	case "branch_summary", "compaction":
-		if v := e.Get("usage"); jsjson.Truthy(v) {
-			u, _ = usageOf(v)
-			return u, true
-		}
-	case "message":
-		if e.Role == "assistant" || e.Role == "toolResult" {
-			u, _ = usageOf(e.MsgUsage)
-			return u, true
-		}
-	}
-	return u, false
-}
-
-// addUsage adds u's counts to sum; the total is computed once, at the end
-// (endUsage), as tree.Usage does.
-func addUsage(sum *tree.Usage, u tree.Usage) {
-	sum.Input += u.Input
-	sum.Output += u.Output
-	sum.CacheRead += u.CacheRead
-	sum.CacheWrite += u.CacheWrite
-	sum.Cost += u.Cost
-}
-
-func endUsage(u tree.Usage) tree.Usage {
-	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
-	return u
-}
-
 // parEntryMin is the least number of entries whose usage totals are
 // decoded in parts.
 const parEntryMin = 2048
@@ -131,25 +92,25 @@ func usageTotalsIn(entries []*sessions.Entry, parts int) tree.Usage {
 	var sum tree.Usage
 	if parts <= 1 {
 		for _, e := range entries {
-			if u, ok := entryUsage(e); ok {
-				addUsage(&sum, u)
+			if u, ok := tree.EntryUsage(e); ok {
+				sum.Add(u)
 			}
 		}
-		return endUsage(sum)
+		return sum.Finish()
 	}
 	b := par.Ranges(len(entries), parts, func(int) int { return 1 })
 	found := make([][]tree.Usage, len(b)-1)
 	par.Each(len(found), func(k int) {
 		for _, e := range entries[b[k]:b[k+1]] {
-			if u, ok := entryUsage(e); ok {
+			if u, ok := tree.EntryUsage(e); ok {
 				found[k] = append(found[k], u)
 			}
 		}
 	})
 	for _, us := range found {
 		for _, u := range us {
-			addUsage(&sum, u)
+			sum.Add(u)
 		}
 	}
-	return endUsage(sum)
+	return sum.Finish()
 }

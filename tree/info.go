@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
 )
 
 // Summary holds the fields of pi's session list (buildSessionInfo).
@@ -119,31 +120,80 @@ type Usage struct {
 // Usage sums the session's usage.
 func (t *Tree) Usage() Usage {
 	var u Usage
-	add := func(v []byte) {
-		if jsjson.KindOf(v) != jsjson.Object {
-			return
-		}
-		u.Input += num(jsjson.Get(v, "input"))
-		u.Output += num(jsjson.Get(v, "output"))
-		u.CacheRead += num(jsjson.Get(v, "cacheRead"))
-		u.CacheWrite += num(jsjson.Get(v, "cacheWrite"))
-		u.Cost += num(jsjson.Get(jsjson.Get(v, "cost"), "total"))
-	}
 	for _, e := range t.entries {
-		switch e.Type {
-		case "usage":
-			add(e.Get("usage"))
-		case "branch_summary", "compaction":
-			if v := e.Get("usage"); jsjson.Truthy(v) {
-				add(v)
-			}
-		case "message":
-			switch e.Role {
-			case "toolResult", "assistant":
-				add(e.MsgUsage)
-			}
+		if v, ok := EntryUsage(e); ok {
+			u.Add(v)
 		}
 	}
+	return u.Finish()
+}
+
+// EntryUsage is the usage an entry adds to pi's /session totals: that of
+// assistant and tool-result messages, of usage entries, and of compactions
+// and branch summaries that have a truthy one. ok is false for an entry
+// that adds none.
+func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
+	switch e.Type {
+	case "usage":
+		u, _ = DecodeUsage(e.Get("usage"))
+		return u, true
+	case "branch_summary", "compaction":
+		if v := e.Get("usage"); jsjson.Truthy(v) {
+			u, _ = DecodeUsage(v)
+			return u, true
+		}
+	case "message":
+		if e.Role == "assistant" || e.Role == "toolResult" {
+			u, _ = DecodeUsage(e.MsgUsage)
+			return u, true
+		}
+	}
+	return u, false
+}
+
+// DecodeUsage reads a usage object in one pass: the last member of each
+// name, numbers only (anything else counts 0, as does a value that is not
+// an object). Total is the sum of the four counts; hasCost tells that
+// cost.total is a number.
+func DecodeUsage(v []byte) (u Usage, hasCost bool) {
+	var in, out, cr, cw, cost, total []byte
+	jsjson.Members(v, func(k, v []byte) bool {
+		switch {
+		case jsjson.KeyIs(k, "input"):
+			in = v
+		case jsjson.KeyIs(k, "output"):
+			out = v
+		case jsjson.KeyIs(k, "cacheRead"):
+			cr = v
+		case jsjson.KeyIs(k, "cacheWrite"):
+			cw = v
+		case jsjson.KeyIs(k, "cost"):
+			cost = v
+		}
+		return true
+	})
+	jsjson.Members(cost, func(k, v []byte) bool {
+		if jsjson.KeyIs(k, "total") {
+			total = v
+		}
+		return true
+	})
+	u = Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
+	return u.Finish(), jsjson.KindOf(total) == jsjson.Number
+}
+
+// Add adds v's counts to u; Finish sets the total, once at the end, as pi
+// sums the columns first.
+func (u *Usage) Add(v Usage) {
+	u.Input += v.Input
+	u.Output += v.Output
+	u.CacheRead += v.CacheRead
+	u.CacheWrite += v.CacheWrite
+	u.Cost += v.Cost
+}
+
+// Finish returns u with Total set to the sum of its four counts.
+func (u Usage) Finish() Usage {
 	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	return u
 }
