@@ -198,7 +198,22 @@ func (u Usage) Finish() Usage {
 	return u
 }
 
+// num is the value of a JSON number, 0 for any other value. Token counts
+// are integers of a few digits: those convert exactly without ParseFloat.
 func num(v []byte) float64 {
+	if len(v) > 0 && len(v) <= 15 {
+		x := int64(0)
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				x = -1
+				break
+			}
+			x = x*10 + int64(c-'0')
+		}
+		if x >= 0 {
+			return float64(x)
+		}
+	}
 	if jsjson.KindOf(v) != jsjson.Number {
 		return 0
 	}
