@@ -68,6 +68,7 @@ type Root struct {
 	log      *slog.Logger
 	refused  refusals
 	removals removals
+	ahead    *ahead
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	listings  atomic.Int64
@@ -89,6 +90,7 @@ func NewRoot(o Options) *Root {
 	}
 	r := &Root{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
 	r.dir = dir{r: r, src: rootSource{r}}
+	r.ahead = newAhead(r, r.st.budget)
 	r.st.onParse = o.Parsed
 	return r
 }

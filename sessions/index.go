@@ -254,6 +254,18 @@ func (x *Index) Sessions(project string) ([]*File, error) {
 	return p.list(), nil
 }
 
+// Listed lists a project's sessions, sorted by name, if its folder was
+// read already (ok false else): it never reads the store.
+func (x *Index) Listed(project string) (files []*File, ok bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	p := x.projects[project]
+	if !x.loaded || p == nil || !p.shown() || (p.folder && !p.loaded) {
+		return nil, false
+	}
+	return p.list(), true
+}
+
 func (p *project) list() []*File {
 	if p.sorted == nil {
 		p.sorted = make([]*File, 0, len(p.files))

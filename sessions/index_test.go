@@ -371,3 +371,33 @@ func TestPollReadsChangedFolders(t *testing.T) {
 		t.Errorf("that poll looked at %v under the lock, want [--b--]", locked)
 	}
 }
+
+// TestListed: Listed gives a project's sessions only once its folder was
+// read, and never reads the store itself.
+func TestListed(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []string{"s2", "s1", "s3"} {
+		writeIndexed(t, filepath.Join(dir, "--a--", s+".jsonl"), header("a"+s, "/a"))
+	}
+	x := NewIndex(dir)
+	if _, ok := x.Listed("--a--"); ok {
+		t.Error("listed before the store was read")
+	}
+	if _, err := x.Lookup("--a--", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	read := x.FoldersRead()
+	if _, ok := x.Listed("--a--"); ok || x.FoldersRead() != read {
+		t.Errorf("listed %v after one lookup, %d folders read by Listed; want not, none", ok, x.FoldersRead()-read)
+	}
+	if _, err := x.Sessions("--a--"); err != nil {
+		t.Fatal(err)
+	}
+	files, ok := x.Listed("--a--")
+	if got := strings.Join(names(files), " "); !ok || got != "--a--/s1 --a--/s2 --a--/s3" {
+		t.Errorf("listed %v %s, want s1 s2 s3", ok, got)
+	}
+	if _, ok := x.Listed("--b--"); ok {
+		t.Error("a project that is not there is listed")
+	}
+}

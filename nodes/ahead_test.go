@@ -1,0 +1,186 @@
+package nodes
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/bench/gen"
+)
+
+// aheadRoot makes a project of n sessions of a few dozen entries, lists
+// it, and reads ahead window sessions.
+func aheadRoot(t testing.TB, n, window int) (*Root, string) {
+	t.Helper()
+	dir := t.TempDir()
+	project := "--home-u-p--"
+	os.MkdirAll(filepath.Join(dir, project), 0o755)
+	for i := 0; i < n; i++ {
+		f, err := os.Create(filepath.Join(dir, project, fmt.Sprintf("s%03d.jsonl", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gen.Session(f, 40, 100); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r.ahead.window = window
+	if _, err := r.st.sessionFiles(project); err != nil {
+		t.Fatal(err)
+	}
+	return r, project
+}
+
+// statFile stats a file of session s%03d as ls -l does.
+func statFile(t testing.TB, r *Root, project string, i int, name string) {
+	t.Helper()
+	c, err := newSessionDir(r, project, fmt.Sprintf("s%03d", i)).src.lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out fuse.Attr
+	if err := c.make().(attrFiller).fillAttr(&out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readFile reads a file of session s%03d as cat does.
+func readFile(t testing.TB, r *Root, project string, i int, name string) {
+	t.Helper()
+	c, err := newSessionDir(r, project, fmt.Sprintf("s%03d", i)).src.lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.make().(*contextFile).content(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func settle(t testing.TB, r *Root) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !r.ahead.idle(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("reading ahead does not stop")
+		}
+	}
+}
+
+// parsedSet is which of n sessions are in the cache.
+func parsedSet(r *Root, project string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		f, err := r.st.meta(project, fmt.Sprintf("s%03d", i))
+		b[i] = '.'
+		if err == nil && r.st.isParsed(sessionKey{path: f.Path}) {
+			b[i] = 'P'
+		}
+	}
+	return string(b)
+}
+
+// TestAheadWalk: statting a view in two sessions in a row, either way,
+// makes that view of the next window sessions ready, once each; a walk
+// then parses no session twice and finds the rest counted.
+func TestAheadWalk(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		order []int
+		want  string // parsed after the first two
+	}{
+		{"forward", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "PPPPP....."},
+		{"backward", []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, ".....PPPPP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, p := aheadRoot(t, 10, 3)
+			statFile(t, r, p, tc.order[0], contextName)
+			statFile(t, r, p, tc.order[1], contextName)
+			settle(t, r)
+			if got := parsedSet(r, p, 10); got != tc.want {
+				t.Fatalf("after two sessions, parsed %s, want %s", got, tc.want)
+			}
+			for _, i := range tc.order[2:] {
+				f, _ := r.st.meta(p, fmt.Sprintf("s%03d", i))
+				if _, ok := f.Size(contextName); !ok {
+					t.Errorf("s%03d: context.json not counted ahead", i)
+				}
+				statFile(t, r, p, i, contextName)
+				settle(t, r)
+			}
+			if n := r.st.opened.Load(); n != 10 {
+				t.Errorf("a walk of 10 sessions parsed %d times, want 10", n)
+			}
+			if n := r.ahead.ran.Load(); n != 8 {
+				t.Errorf("%d sessions read ahead, want 8", n)
+			}
+		})
+	}
+}
+
+// TestAheadAlone: sessions looked at out of order, or in a project not
+// listed, start nothing; nor does a session too large to read ahead.
+func TestAheadAlone(t *testing.T) {
+	r, p := aheadRoot(t, 10, 3)
+	for _, i := range []int{3, 7, 1, 5, 5, 2, 9} {
+		statFile(t, r, p, i, contextName)
+	}
+	settle(t, r)
+	if n := r.ahead.ran.Load(); n != 0 {
+		t.Errorf("sessions out of order read %d ahead, want none", n)
+	}
+	if got := parsedSet(r, p, 10); got != ".PPP.P.P.P" {
+		t.Errorf("parsed %s, want the six looked at", got)
+	}
+
+	r, p = aheadRoot(t, 10, 3)
+	r.ahead.max = 100
+	statFile(t, r, p, 0, contextName)
+	statFile(t, r, p, 1, contextName)
+	settle(t, r)
+	if n := r.ahead.ran.Load(); n != 0 {
+		t.Errorf("sessions over the limit: %d read ahead, want none", n)
+	}
+
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, p), 0o755)
+	for i := 0; i < 4; i++ {
+		os.WriteFile(filepath.Join(dir, p, fmt.Sprintf("s%03d.jsonl", i)),
+			[]byte(`{"type":"session","version":3,"id":"x`+fmt.Sprint(i)+`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`+"\n"), 0o644)
+	}
+	r = NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	statFile(t, r, p, 0, contextName)
+	statFile(t, r, p, 1, contextName)
+	settle(t, r)
+	if _, listed := r.st.x.Listed(p); r.ahead.ran.Load() != 0 || listed {
+		t.Errorf("a project not listed: %d read ahead, listed %v; want none, not listed", r.ahead.ran.Load(), listed)
+	}
+}
+
+// TestAheadRead: reading a view in two sessions in a row keeps that
+// view's rendering of the next sessions, which the walk then takes.
+func TestAheadRead(t *testing.T) {
+	r, p := aheadRoot(t, 6, 2)
+	for i := 0; i < 6; i++ {
+		readFile(t, r, p, i, contextName)
+		settle(t, r)
+		if i >= 1 && i+1 < 6 {
+			var held bool
+			r.st.withSession(p, fmt.Sprintf("s%03d", i+1), func(ss *session) error {
+				_, held = ss.renders[contextName]
+				return nil
+			})
+			if !held {
+				t.Errorf("after reading s%03d, s%03d's context.json is not rendered", i, i+1)
+			}
+		}
+	}
+	if n := r.st.opened.Load(); n != 6 {
+		t.Errorf("reading 6 sessions parsed %d times, want 6", n)
+	}
+}
