@@ -68,6 +68,7 @@ const DefaultCacheBytes = 256 << 20
 type FS struct {
 	Mountpoint string
 	server     *fuse.Server
+	dirs       *noOpendir
 	root       *nodes.Root
 	watcher    *sessions.Watcher
 	logger     *slog.Logger
@@ -231,7 +232,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		Poll:    o.PollInterval,
 		OnError: func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
 	}, f.apply)
-	server, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
+	server, dirs, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
 	if err != nil {
 		f.watcher.Stop()
 		// The checks above saw no mount here: a pifs mount now is ours.
@@ -240,7 +241,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		}
 		return nil, &Error{Kind: KindMount, Err: fmt.Errorf("mount failed: %w", err)}
 	}
-	f.server = server
+	f.server, f.dirs = server, dirs
 	f.mounted.Store(true)
 	f.stop = make(chan struct{})
 	go f.deliver()
@@ -256,7 +257,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 //
 // With change events, the kernel may keep names and attributes for long:
 // the watcher tells it of every change. Without them, for a second.
-func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts []string, events bool) (*fuse.Server, error) {
+func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts []string, events bool) (*fuse.Server, *noOpendir, error) {
 	second := time.Second
 	if events {
 		second = cacheTimeout
@@ -307,7 +308,16 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 	if o.ReadOnly {
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
 	}
-	return gofs.Mount(mountpoint, root, opts)
+	dirs := newNoOpendir(gofs.NewNodeFS(root, opts))
+	server, err := fuse.NewServer(dirs, mountpoint, &opts.MountOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	go server.Serve()
+	if err := server.WaitMount(); err != nil {
+		return nil, nil, err
+	}
+	return server, dirs, nil
 }
 
 // cacheTimeout is how long the kernel keeps names and attributes when

@@ -502,7 +502,7 @@ func TestHandlerPanic(t *testing.T) {
 	mnt := t.TempDir()
 	var logged strings.Builder
 	o := Options{Logger: newLogger(&logged)}
-	server, err := mountRoot(mnt, &panicNode{}, o, nil, false)
+	server, _, err := mountRoot(mnt, &panicNode{}, o, nil, false)
 	if err != nil {
 		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
 			t.Fatal(err)

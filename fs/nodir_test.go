@@ -1,0 +1,90 @@
+package fs
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoOpendir: the kernel opens folders without OPENDIR once told it is
+// not supported; each folder still lists what it holds, a folder read to
+// its end leaves no handle open, and folders read half-way leave at most
+// max.
+func TestNoOpendir(t *testing.T) {
+	store := genProject(t, "dirs", 60, 12, 200)
+	m, mnt := mountFS(t, Options{SessionsDir: store})
+	m.dirs.mu.Lock()
+	m.dirs.max = 32
+	m.dirs.mu.Unlock()
+	proj := filepath.Join(mnt, "--home-user-dirs--")
+	var dirs []string
+	for _, pattern := range []string{"*", "*/*"} {
+		got, err := filepath.Glob(filepath.Join(proj, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range got {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	if len(dirs) <= m.dirs.max {
+		t.Fatalf("%d folders, want more than %d", len(dirs), m.dirs.max)
+	}
+	for _, d := range dirs {
+		f, err := os.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Readdirnames(1)
+		f.Close()
+		if err != nil && err != io.EOF {
+			t.Fatalf("%s: %v", d, err)
+		}
+	}
+	if n := m.dirs.open(); n > m.dirs.max {
+		t.Errorf("%d folders read half-way hold %d handles, want at most %d", len(dirs), n, m.dirs.max)
+	}
+	// Read to the end, as ls reads; then each folder again, which the
+	// kernel answers from its cache.
+	listings := map[string]string{}
+	for round := 0; round < 2; round++ {
+		for _, d := range dirs {
+			names, err := readNames(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if round == 1 && names != listings[d] {
+				t.Errorf("%s listed %q, then %q", d, listings[d], names)
+			}
+			listings[d] = names
+			isSession := strings.HasPrefix(filepath.Base(d), "2025-")
+			if isSession && !strings.Contains(names, " context.json ") {
+				t.Errorf("session folder %s lists %q", d, names)
+			}
+		}
+	}
+	if n := m.dirs.open(); n != 0 {
+		t.Errorf("after every folder was read to its end, %d handles are open, want none", n)
+	}
+	if n := m.dirs.opendirs.Load(); n > 1 {
+		t.Errorf("the kernel sent %d OPENDIRs for %d folders, want one", n, len(dirs))
+	}
+}
+
+// readNames lists a folder to its end, names sorted, space-separated.
+func readNames(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(" ")
+	for _, e := range entries {
+		b.WriteString(e.Name() + " ")
+	}
+	return b.String(), nil
+}
