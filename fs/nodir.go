@@ -33,9 +33,10 @@ type noOpendir struct {
 
 // dirFh is the bridge's handle of a folder and the reads using it.
 type dirFh struct {
-	fh    uint64
-	users int
-	ended bool // no longer in handles: released when unused
+	fh       uint64
+	users    int
+	ended    bool // no longer in handles: released when unused
+	released bool
 }
 
 func newNoOpendir(fs fuse.RawFileSystem) *noOpendir {
@@ -77,13 +78,19 @@ func (w *noOpendir) read(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirE
 	return st
 }
 
-// acquire finds the node's handle, or opens one.
+// acquire finds the node's handle, or opens one. A read at offset 0
+// starts a listing: it takes a new handle, which lists the folder as it is
+// now (a handle left by a reader that stopped half-way lists it as it was).
 func (w *noOpendir) acquire(cancel <-chan struct{}, in *fuse.ReadIn) (*dirFh, fuse.Status) {
 	w.mu.Lock()
 	if h := w.handles[in.NodeId]; h != nil {
-		h.users++
-		w.mu.Unlock()
-		return h, fuse.OK
+		if in.Offset != 0 {
+			h.users++
+			w.mu.Unlock()
+			return h, fuse.OK
+		}
+		w.end(in.NodeId, h)
+		w.put(in.NodeId, h)
 	}
 	w.mu.Unlock()
 	var out fuse.OpenOut
@@ -112,11 +119,26 @@ func (w *noOpendir) done(node uint64, h *dirFh, end bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	h.users--
-	if end && !h.ended {
-		h.ended = true
-		delete(w.handles, node)
+	if end {
+		w.end(node, h)
 	}
-	if h.ended && h.users == 0 {
+	w.put(node, h)
+}
+
+// end takes h out of handles: no read takes it any more. w.mu is held.
+func (w *noOpendir) end(node uint64, h *dirFh) {
+	if !h.ended {
+		h.ended = true
+		if w.handles[node] == h {
+			delete(w.handles, node)
+		}
+	}
+}
+
+// put releases h once it ended and no read uses it. w.mu is held.
+func (w *noOpendir) put(node uint64, h *dirFh) {
+	if h.ended && h.users == 0 && !h.released {
+		h.released = true
 		w.release(node, h.fh)
 	}
 }
@@ -126,14 +148,9 @@ func (w *noOpendir) trim() {
 	for len(w.handles) > w.max && len(w.order) > 0 {
 		node := w.order[0]
 		w.order = w.order[1:]
-		h := w.handles[node]
-		if h == nil {
-			continue // ended already
-		}
-		h.ended = true
-		delete(w.handles, node)
-		if h.users == 0 {
-			w.release(node, h.fh)
+		if h := w.handles[node]; h != nil {
+			w.end(node, h)
+			w.put(node, h)
 		}
 	}
 	if len(w.order) > 4*w.max {

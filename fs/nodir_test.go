@@ -88,3 +88,39 @@ func readNames(dir string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// TestNoOpendirFreshListing: a folder read half-way, then changed, lists
+// its new names when read again from the start (its handle lists it again).
+func TestNoOpendirFreshListing(t *testing.T) {
+	store := genProject(t, "fresh", 1, 3000, 100)
+	_, mnt := mountFS(t, Options{SessionsDir: store})
+	sessions, err := filepath.Glob(filepath.Join(mnt, "--home-user-fresh--", "2025-*"))
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions: %v %v", sessions, err)
+	}
+	s := sessions[0]
+	entries := filepath.Join(s, "entries")
+	f, err := os.Open(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.Readdirnames(1)
+	f.Close()
+	if err != nil || len(first) != 1 {
+		t.Fatalf("half-way read: %v %v", first, err)
+	}
+	if err := os.WriteFile(filepath.Join(s, "append"), []byte("one more\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := os.ReadFile(filepath.Join(s, "leaf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := readNames(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " " + strings.TrimSpace(string(leaf)) + ".json "; !strings.Contains(names, want) {
+		t.Errorf("entries/ after an append does not list%s", want)
+	}
+}
