@@ -180,6 +180,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(hdr + "\n" + entryLine("a", "") + "\n" + entryLine("b", "a")))
 	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"compaction","firstKeptEntryIndex":0}` + "\n5\n[]\n"))
 	f.Add([]byte(`{"type":"session","version":2,"id":"x"}` + "\n" + `{"type":"message","message":{"role":"hookMessage"}}`))
+	// One folder for every input: a temporary folder per input costs more
+	// than the rest of the input's checks.
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Parsing in pieces on several cores gives what parsing line by
 		// line does, error included.
@@ -196,7 +199,7 @@ func FuzzParse(f *testing.F) {
 		// Parsing in two pieces (as a growing file is read) gives the same
 		// entries as parsing at once, once the file is complete.
 		cut := len(data) / 2
-		path := filepath.Join(t.TempDir(), "s.jsonl")
+		path := filepath.Join(dir, "s.jsonl")
 		writeFile(t, path, string(data[:cut]))
 		inc := &Log{Path: path}
 		if _, err := inc.Refresh(); err != nil {
