@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -182,5 +183,70 @@ func TestAheadRead(t *testing.T) {
 	}
 	if n := r.st.opened.Load(); n != 6 {
 		t.Errorf("reading 6 sessions parsed %d times, want 6", n)
+	}
+}
+
+// TestReaddirplusKnownSizes: READDIRPLUS of a session folder gives the
+// costly files by name alone until their sizes were counted, then with
+// their attributes, the sizes stat gives; neither parses the session, and
+// a walk answered this way keeps reading ahead.
+func TestReaddirplusKnownSizes(t *testing.T) {
+	r, p := aheadRoot(t, 6, 2)
+	costlyNames := []string{contextName, transcriptName, htmlName, infoName, nameName}
+	list := func(i int) map[string]fuse.Attr {
+		t.Helper()
+		d := newSessionDir(r, p, fmt.Sprintf("s%03d", i))
+		h := &dirHandle{d: &d.dir}
+		got := map[string]fuse.Attr{}
+		for {
+			de, errno := h.Readdirent(context.Background())
+			if errno != 0 {
+				t.Fatal(errno)
+			}
+			if de == nil {
+				return got
+			}
+			var out fuse.EntryOut
+			if _, _, errno := h.lookup(de.Name, &out); errno == 0 {
+				got[de.Name] = out.Attr
+			}
+		}
+	}
+	parsed := r.st.opened.Load()
+	for _, name := range costlyNames {
+		if _, ok := list(0)[name]; ok {
+			t.Errorf("%s: attributes before its size was counted", name)
+		}
+	}
+	if n := r.st.opened.Load() - parsed; n != 0 {
+		t.Errorf("listing parsed %d sessions", n)
+	}
+	want := map[string]uint64{}
+	for _, name := range costlyNames {
+		statFile(t, r, p, 0, name)
+		c, _ := newSessionDir(r, p, "s000").src.lookup(name)
+		var out fuse.Attr
+		c.make().(attrFiller).fillAttr(&out)
+		want[name] = out.Size
+	}
+	parsed = r.st.opened.Load()
+	got := list(0)
+	for _, name := range costlyNames {
+		if a, ok := got[name]; !ok || a.Size != want[name] || a.Ino == 0 {
+			t.Errorf("%s: READDIRPLUS gives %+v (%v), stat size %d", name, a, ok, want[name])
+		}
+	}
+	if n := r.st.opened.Load() - parsed; n != 0 {
+		t.Errorf("listing with known sizes parsed %d sessions", n)
+	}
+	// A walk whose next sessions were counted ahead keeps reading ahead
+	// from listings answered with known sizes.
+	statFile(t, r, p, 1, contextName)
+	settle(t, r)
+	for i := 2; i < 6; i++ {
+		if _, ok := list(i)[contextName]; !ok {
+			t.Fatalf("s%03d: context.json not counted ahead of the walk", i)
+		}
+		settle(t, r)
 	}
 }

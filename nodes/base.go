@@ -129,16 +129,21 @@ func (d *dir) fill(c child, node fs.InodeEmbedder, inherited *owner, out *fuse.E
 		if err := a.fillAttr(&out.Attr); err != nil {
 			return d.r.errno(err)
 		}
-		o, ok := ownOwner(node)
-		if !ok && inherited != nil {
-			o = *inherited
-		} else if !ok {
-			o = d.r.inheritedOwner(d.EmbeddedInode())
-		}
-		own(&out.Attr, o)
+		d.own(node, inherited, out)
 	}
 	out.Attr.Ino = c.ino
 	return 0
+}
+
+// own sets the owner of a child whose attributes are filled in.
+func (d *dir) own(node fs.InodeEmbedder, inherited *owner, out *fuse.EntryOut) {
+	o, ok := ownOwner(node)
+	if !ok && inherited != nil {
+		o = *inherited
+	} else if !ok {
+		o = d.r.inheritedOwner(d.EmbeddedInode())
+	}
+	own(&out.Attr, o)
 }
 
 // OpendirHandle opens a folder. The kernel keeps what a listing gave
@@ -273,7 +278,13 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (child, fs.InodeEmbe
 	}
 	node := c.make()
 	if _, ok := node.(costly); ok {
-		return c, nil, syscall.ENOENT // the kernel keeps the plain name
+		k, ok := node.(knownAttrFiller)
+		if !ok || !k.knownAttr(&out.Attr) {
+			return c, nil, syscall.ENOENT // the kernel keeps the plain name
+		}
+		h.d.own(node, inherited, out)
+		out.Attr.Ino = c.ino
+		return c, node, 0
 	}
 	return c, node, h.d.fill(c, node, inherited, out)
 }
@@ -392,9 +403,34 @@ type sizer interface {
 // costly is a file whose size takes parsing or rendering the session.
 // READDIRPLUS looks up every name a listing gives; for these the listing
 // gives the name alone (the kernel looks it up when someone asks), so that
-// a walk renders nothing it does not open.
+// a walk renders nothing it does not open, unless its size was counted
+// already (knownAttrFiller).
 type costly interface {
 	costly()
+}
+
+// knownSizer is a costly file that can tell a size counted already.
+type knownSizer interface {
+	knownSize() (int64, time.Time, bool)
+}
+
+// knownAttrFiller fills in a costly file's attributes when its size was
+// counted already, and only then.
+type knownAttrFiller interface {
+	knownAttr(out *fuse.Attr) bool
+}
+
+func (f *file) knownAttr(out *fuse.Attr) bool {
+	k, ok := f.src.(knownSizer)
+	if !ok {
+		return false
+	}
+	n, mt, ok := k.knownSize()
+	if !ok {
+		return false
+	}
+	f.r.fill(out, syscall.S_IFREG|f.perm(), uint64(n), mt)
+	return true
 }
 
 // file is a read-only file whose content is computed. Changing files are

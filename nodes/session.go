@@ -95,6 +95,24 @@ func (s sessionRef) renderSize(key string, count func(*session) int64) (int64, t
 	return s.size(key, count)
 }
 
+// knownSize is the size of a rendering of the session if it was counted
+// already for the index's version of its file (see renderSize), without
+// parsing: a listing answers READDIRPLUS with it. It tells reading ahead
+// as renderSize does, so that a walk whose sizes were made ready ahead
+// keeps reading ahead.
+func (s sessionRef) knownSize(key string, count func(*session) int64) (int64, time.Time, bool) {
+	f, err := s.meta()
+	if err != nil {
+		return 0, time.Time{}, false
+	}
+	n, ok := f.Size(key)
+	if !ok {
+		return 0, time.Time{}, false
+	}
+	s.r.ahead.saw(s, key, sized(key, count))
+	return n, activity(f), true
+}
+
 // size is renderSize without reading ahead.
 func (s sessionRef) size(key string, count func(*session) int64) (int64, time.Time, error) {
 	f, err := s.meta()
@@ -371,10 +389,12 @@ func (f *infoFile) content() ([]byte, time.Time, error) {
 
 // size renders info.json and keeps it: it is small, and what it costs is
 // the summary it shows, which counting would compute as well.
-func (f *infoFile) size() (int64, time.Time, error) {
-	return f.s.renderSize(infoName, func(ss *session) int64 {
-		return int64(len(rendered(f.s.r.st, ss, infoName, bytesSize, func() []byte { return renderInfo(ss) })))
-	})
+func (f *infoFile) size() (int64, time.Time, error) { return f.s.renderSize(infoName, f.count) }
+
+func (f *infoFile) knownSize() (int64, time.Time, bool) { return f.s.knownSize(infoName, f.count) }
+
+func (f *infoFile) count(ss *session) int64 {
+	return int64(len(rendered(f.s.r.st, ss, infoName, bytesSize, func() []byte { return renderInfo(ss) })))
 }
 
 // pathView is a rendering of a path of the session: to its leaf (the
@@ -396,6 +416,13 @@ func (v pathView) content() ([]byte, time.Time, error) {
 		return v.s.render(v.name, func(ss *session) []byte { return v.make(ss, "") })
 	}
 	return v.s.renderEntry(v.at, v.name+"\x00"+v.at, func(ss *session) []byte { return v.make(ss, v.at) }, v.name)
+}
+
+func (v pathView) knownSize() (int64, time.Time, bool) {
+	if v.branch {
+		return 0, time.Time{}, false
+	}
+	return v.s.knownSize(v.name, func(ss *session) int64 { return v.count(ss, "") })
 }
 
 func (v pathView) size() (int64, time.Time, error) {
@@ -551,9 +578,11 @@ func (f *nameFile) content() ([]byte, time.Time, error) {
 	return f.s.render(nameName, func(ss *session) []byte { return []byte(ss.tree.Name() + "\n") })
 }
 
-func (f *nameFile) size() (int64, time.Time, error) {
-	return f.s.renderSize(nameName, func(ss *session) int64 { return int64(len(ss.tree.Name()) + 1) })
-}
+func (f *nameFile) size() (int64, time.Time, error) { return f.s.renderSize(nameName, nameSize) }
+
+func (f *nameFile) knownSize() (int64, time.Time, bool) { return f.s.knownSize(nameName, nameSize) }
+
+func nameSize(ss *session) int64 { return int64(len(ss.tree.Name()) + 1) }
 
 // leafFile reads the id of the entry the session stands at (an empty line
 // when there is none).
