@@ -1,15 +1,16 @@
 package nodes
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/bench/gen"
 )
@@ -195,22 +196,13 @@ func TestReaddirplusKnownSizes(t *testing.T) {
 	costlyNames := []string{contextName, transcriptName, htmlName, infoName, nameName}
 	list := func(i int) map[string]fuse.Attr {
 		t.Helper()
-		d := newSessionDir(r, p, fmt.Sprintf("s%03d", i))
-		h := &dirHandle{d: &d.dir}
 		got := map[string]fuse.Attr{}
-		for {
-			de, errno := h.Readdirent(context.Background())
-			if errno != 0 {
-				t.Fatal(errno)
-			}
-			if de == nil {
-				return got
-			}
-			var out fuse.EntryOut
-			if _, _, errno := h.lookup(de.Name, &out); errno == 0 {
+		eachPlus(t, &newSessionDir(r, p, fmt.Sprintf("s%03d", i)).dir, func(de *fuse.DirEntry, _ child, _ fs.InodeEmbedder, out *fuse.EntryOut, errno syscall.Errno) {
+			if errno == 0 {
 				got[de.Name] = out.Attr
 			}
-		}
+		})
+		return got
 	}
 	parsed := r.st.opened.Load()
 	for _, name := range costlyNames {

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/bench/gen"
 	"github.com/pifs/pifs/usage"
@@ -193,24 +194,11 @@ func TestUsageReportCost(t *testing.T) {
 // sub-folders if deep, as ls -lR). It returns the number of names and of
 // folders listed.
 func readdirplus(t testing.TB, d *dir, deep bool) (names, folders int) {
-	h := &dirHandle{d: d}
 	folders = 1
-	for {
-		de, errno := h.Readdirent(context.Background())
-		if errno != 0 {
-			t.Fatal(errno)
-		}
-		if de == nil {
-			return names, folders
-		}
-		if de.Name == "." || de.Name == ".." {
-			continue
-		}
+	eachPlus(t, d, func(de *fuse.DirEntry, c child, node fs.InodeEmbedder, out *fuse.EntryOut, errno syscall.Errno) {
 		names++
-		var out fuse.EntryOut
-		c, node, errno := h.lookup(de.Name, &out)
 		if _, ok := c.make().(costly); ok && errno == syscall.ENOENT {
-			continue // a costly file: the name alone
+			return // a costly file: the name alone
 		}
 		if errno != 0 {
 			t.Fatalf("%s: %v", de.Name, errno)
@@ -222,6 +210,28 @@ func readdirplus(t testing.TB, d *dir, deep bool) (names, folders int) {
 			n, f := readdirplus(t, &sub.dir, deep)
 			names, folders = names+n, folders+f
 		}
+	})
+	return names, folders
+}
+
+// eachPlus reads a folder as READDIRPLUS does, and gives fn each name
+// but "." and ".." with what its lookup answered.
+func eachPlus(t testing.TB, d *dir, fn func(de *fuse.DirEntry, c child, node fs.InodeEmbedder, out *fuse.EntryOut, errno syscall.Errno)) {
+	h := &dirHandle{d: d}
+	for {
+		de, errno := h.Readdirent(context.Background())
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		if de == nil {
+			return
+		}
+		if de.Name == "." || de.Name == ".." {
+			continue
+		}
+		var out fuse.EntryOut
+		c, node, errno := h.lookup(de.Name, &out)
+		fn(de, c, node, &out, errno)
 	}
 }
 
