@@ -169,8 +169,7 @@ func (w *noOpendir) trim() {
 func (w *noOpendir) open() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := len(w.handles)
-	return n
+	return len(w.handles)
 }
 
 func (w *noOpendir) release(node, fh uint64) {

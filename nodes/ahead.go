@@ -34,7 +34,7 @@ type ahead struct {
 	// last is the session each view was asked for last, by project.
 	last map[aheadKey]string
 	// walked are the views asked for in sequence, by project.
-	walked map[string]map[string]aheadWork
+	walked map[string]map[aheadView]aheadWork
 	queue  []aheadJob
 	queued map[aheadJob]bool
 	// running are the goroutines counting, busy those of them that
@@ -44,19 +44,38 @@ type ahead struct {
 	ran atomic.Int64 // sessions made ready ahead (for tests that guard a cost)
 }
 
-// aheadWork makes a view ready in any session of the store: do, unless
-// ready tells it is.
+// aheadWork is a view to make ready in any session of the store: its
+// size, counted by count, as stat asks for it; or, when make is set, its
+// rendering, as a read asks for it.
 type aheadWork struct {
-	ready func(*sessions.File) bool
-	do    func(*session)
+	key   string
+	count func(*session) int64
+	make  func(*session) []byte
 }
 
-// sized makes a view's size ready: count counts it.
-func sized(view string, count func(*session) int64) aheadWork {
-	return aheadWork{
-		ready: func(f *sessions.File) bool { _, ok := f.Size(view); return ok },
-		do:    func(ss *session) { sizeOf(ss, view, count) },
+// view names the work in a project's walk: a view's size and its
+// rendering are walked apart.
+func (w aheadWork) view() aheadView { return aheadView{w.key, w.make != nil} }
+
+// ready tells that the work needs no session: the size is recorded (a
+// rendering cannot be told without the session's lock).
+func (w aheadWork) ready(f *sessions.File) bool {
+	if w.make != nil {
+		return false
 	}
+	_, ok := f.Size(w.key)
+	return ok
+}
+
+// do makes the view ready in ss, as renderSize or render would. ss.mu is
+// held.
+func (w aheadWork) do(st *store, ss *session) {
+	if w.make == nil {
+		sizeOf(ss, w.key, w.count)
+		return
+	}
+	data := rendered(st, ss, w.key, bytesSize, func() []byte { return w.make(ss) })
+	ss.file.SetSize(w.key, int64(len(data)))
 }
 
 // idle tells that no session is being made ready.
@@ -66,7 +85,15 @@ func (a *ahead) idle() bool {
 	return a.running == 0
 }
 
-type aheadKey struct{ project, view string }
+type aheadKey struct {
+	project string
+	view    aheadView
+}
+
+type aheadView struct {
+	key  string
+	read bool
+}
 
 // aheadJob is a session to count the walked views of.
 type aheadJob struct{ project, name string }
@@ -74,13 +101,13 @@ type aheadJob struct{ project, name string }
 func newAhead(r *Root, budget int64) *ahead {
 	window := 4 * runtime.GOMAXPROCS(0)
 	return &ahead{r: r, window: window, max: budget / 2 / int64(window),
-		last: map[aheadKey]string{}, walked: map[string]map[string]aheadWork{},
+		last: map[aheadKey]string{}, walked: map[string]map[aheadView]aheadWork{},
 		queued: map[aheadJob]bool{}}
 }
 
-// saw is told that view of a session was asked for; work makes it ready in
-// any session of the store.
-func (a *ahead) saw(s sessionRef, view string, work aheadWork) {
+// saw is told that a session was asked for work's view.
+func (a *ahead) saw(s sessionRef, work aheadWork) {
+	view := work.view()
 	k := aheadKey{s.project, view}
 	a.mu.Lock()
 	prev := a.last[k]
@@ -113,7 +140,7 @@ func (a *ahead) saw(s sessionRef, view string, work aheadWork) {
 		return
 	}
 	if views == nil {
-		views = map[string]aheadWork{}
+		views = map[aheadView]aheadWork{}
 		a.walked[s.project] = views
 	}
 	views[view] = work
@@ -177,7 +204,7 @@ func (a *ahead) make(j aheadJob) {
 	a.ran.Add(1)
 	s.with(func(ss *session) error {
 		for _, w := range todo {
-			w.do(ss)
+			w.do(a.r.st, ss)
 		}
 		return nil
 	})

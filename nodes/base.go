@@ -135,7 +135,7 @@ func (d *dir) fill(c child, node fs.InodeEmbedder, inherited *owner, out *fuse.E
 	return 0
 }
 
-// own sets the owner of a child whose attributes are filled in.
+// own sets the owner of a child whose other attributes are filled in.
 func (d *dir) own(node fs.InodeEmbedder, inherited *owner, out *fuse.EntryOut) {
 	o, ok := ownOwner(node)
 	if !ok && inherited != nil {
@@ -278,8 +278,7 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (child, fs.InodeEmbe
 	}
 	node := c.make()
 	if _, ok := node.(costly); ok {
-		k, ok := node.(knownAttrFiller)
-		if !ok || !k.knownAttr(&out.Attr) {
+		if k, ok := node.(knownAttrFiller); !ok || !k.knownAttr(&out.Attr) {
 			return c, nil, syscall.ENOENT // the kernel keeps the plain name
 		}
 		h.d.own(node, inherited, out)

@@ -64,13 +64,7 @@ func (s sessionRef) inoBase() inoHash { return inoSeed.with("s", s.project, s.na
 // render returns a rendering of the session, made once per version, and the
 // session's latest activity.
 func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time.Time, error) {
-	s.r.ahead.saw(s, key+"\x00read", aheadWork{
-		ready: func(*sessions.File) bool { return false },
-		do: func(ss *session) {
-			data := rendered(s.r.st, ss, key, bytesSize, func() []byte { return make(ss) })
-			ss.file.SetSize(key, int64(len(data)))
-		},
-	})
+	s.r.ahead.saw(s, aheadWork{key: key, make: make})
 	var data []byte
 	var f *sessions.File
 	err := s.with(func(ss *session) error {
@@ -91,7 +85,7 @@ func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time
 // so that stat counts a view at most once while the file is unchanged,
 // however often the session is evicted.
 func (s sessionRef) renderSize(key string, count func(*session) int64) (int64, time.Time, error) {
-	s.r.ahead.saw(s, key, sized(key, count))
+	s.r.ahead.saw(s, aheadWork{key: key, count: count})
 	return s.size(key, count)
 }
 
@@ -109,7 +103,7 @@ func (s sessionRef) knownSize(key string, count func(*session) int64) (int64, ti
 	if !ok {
 		return 0, time.Time{}, false
 	}
-	s.r.ahead.saw(s, key, sized(key, count))
+	s.r.ahead.saw(s, aheadWork{key: key, count: count})
 	return n, activity(f), true
 }
 
