@@ -199,3 +199,64 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 		return held*512 <= cache, fmt.Sprintf("%d nodes held (%d MB by the count) for a %d MB cache", held, held*512>>20, cache>>20)
 	})
 }
+
+// TestWalkListsNamesAlone: a walk over the entry folders of many sessions
+// that stats none of their files (find) gets their names alone after the
+// first few sessions, so the kernel makes no inode for them. Such a
+// listing is not kept by the kernel: ls -l of the folder afterwards lists
+// it again and shows exact sizes, and its lookups make the listings that
+// follow give attributes again.
+func TestWalkListsNamesAlone(t *testing.T) {
+	const n, entries = 10, 40
+	store := genProject(t, "walk", n, entries, 200)
+	m, mnt := mountFS(t, Options{SessionsDir: store})
+	proj := filepath.Join(mnt, "--home-user-walk--")
+	if got := len(lines(run(t, proj, "find", ".", "-path", "*/entries/*"))); got < n*entries {
+		t.Fatalf("find listed %d entry files, want %d", got, n*entries)
+	}
+	// The first 3 sessions (walkRun) with attributes, then alone.
+	if alone := m.root.ListedAlone(); alone < (n-3)*entries {
+		t.Errorf("find over %d sessions listed %d names alone, want at least %d", n, alone, (n-3)*entries)
+	}
+	names, err := filepath.Glob(filepath.Join(proj, "2025-*"))
+	if err != nil || len(names) != n {
+		t.Fatalf("%d sessions (%v)", len(names), err)
+	}
+	relisted := func(d string) {
+		t.Helper()
+		before := m.root.Listings()
+		eventually(t, d+" listed again by pifs", func() (bool, string) {
+			if _, err := os.ReadDir(d); err != nil {
+				t.Fatal(err)
+			}
+			return m.root.Listings() > before, "kept by the kernel"
+		})
+	}
+	last := filepath.Join(names[n-1], "entries")
+	relisted(last)
+	files, err := os.ReadDir(last)
+	if err != nil || len(files) < entries {
+		t.Fatalf("%s: %d files (%v)", last, len(files), err)
+	}
+	for _, f := range files {
+		p := filepath.Join(last, f.Name())
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() != int64(len(data)) || fi.Size() == 0 {
+			t.Fatalf("%s: size %d, content %d bytes", p, fi.Size(), len(data))
+		}
+	}
+	// Those stats were lookups of names listed alone: the next listing
+	// gives attributes.
+	alone := m.root.ListedAlone()
+	relisted(filepath.Join(names[n-2], "entries"))
+	if got := m.root.ListedAlone() - alone; got != 0 {
+		t.Errorf("after ls -l, the next listing gave %d names alone, want none", got)
+	}
+}

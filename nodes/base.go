@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,6 +48,9 @@ type dir struct {
 	fs.Inode
 	r   *Root
 	src dirSource
+	// alone: its last listing gave its files by name alone (see
+	// walkGuess), so a lookup of one of them says the walk stats them.
+	alone atomic.Bool
 }
 
 var (
@@ -108,13 +112,22 @@ func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 	if err != nil {
 		return nil, d.r.errno(err)
 	}
-	return d.newChild(ctx, c, out)
+	node := c.make()
+	if d.alone.Load() && c.mode&syscall.S_IFMT == syscall.S_IFREG {
+		if _, ok := node.(costly); !ok {
+			d.r.walk.lookedUp(time.Now())
+		}
+	}
+	return d.newInode(ctx, c, node, out)
 }
 
 // newChild makes the inode of a child that Lookup (or a Symlink that
 // creates it) hands the kernel, with its attributes filled in.
 func (d *dir) newChild(ctx context.Context, c child, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	node := c.make()
+	return d.newInode(ctx, c, c.make(), out)
+}
+
+func (d *dir) newInode(ctx context.Context, c child, node fs.InodeEmbedder, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if errno := d.fill(c, node, nil, out); errno != 0 {
 		return nil, errno
 	}
@@ -164,7 +177,10 @@ type dirHandle struct {
 	// kids are the children behind entries[2:], in the same order.
 	kids   []child
 	listed bool
-	pos    int
+	// alone: the listing gives files by name alone (see walkGuess);
+	// withheld: it did give one so.
+	alone, withheld bool
+	pos             int
 	// gen is the index's count of changes when the listing was made.
 	gen uint64
 	// inherited is the owner the folder passes on, once found.
@@ -190,6 +206,10 @@ func (h *dirHandle) list() syscall.Errno {
 		return errno
 	}
 	h.entries, h.kids, h.listed = entries, kids, true
+	if f, ok := h.d.src.(entryFolder); ok {
+		h.alone = h.d.r.walk.listing(f.session().key(), time.Now())
+		h.d.alone.Store(h.alone)
+	}
 	return 0
 }
 
@@ -226,6 +246,13 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 		return nil, errno
 	}
 	if h.pos >= len(h.entries) {
+		if h.withheld {
+			// The kernel would keep the listing without attributes, and
+			// a later `ls -l` would look up every name: the next listing
+			// is asked of the mount again.
+			h.withheld = false
+			h.d.r.st.out.putStale(h.d.EmbeddedInode())
+		}
 		return nil, 0
 	}
 	de := h.entries[h.pos]
@@ -276,6 +303,9 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (child, fs.InodeEmbe
 			return c, nil, h.d.r.errno(err)
 		}
 	}
+	if h.withhold(c) {
+		return c, nil, syscall.ENOENT // the kernel keeps the plain name
+	}
 	node := c.make()
 	if _, ok := node.(costly); ok {
 		if k, ok := node.(knownAttrFiller); !ok || !k.knownAttr(&out.Attr) {
@@ -286,6 +316,19 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (child, fs.InodeEmbe
 		return c, node, 0
 	}
 	return c, node, h.d.fill(c, node, inherited, out)
+}
+
+// withhold tells whether c, a name of the listing, goes to the kernel
+// without attributes because a walk is listing (see walkGuess).
+func (h *dirHandle) withhold(c child) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.alone || c.mode&syscall.S_IFMT != syscall.S_IFREG {
+		return false
+	}
+	h.withheld = true
+	h.d.r.walk.alone.Add(1)
+	return true
 }
 
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

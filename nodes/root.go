@@ -69,6 +69,7 @@ type Root struct {
 	refused  refusals
 	removals removals
 	ahead    *ahead
+	walk     walkGuess
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	listings  atomic.Int64
@@ -421,3 +422,7 @@ func (r *Root) Parsed() int64 { return r.st.opened.Load() }
 // Listings counts the folders this mount has listed (for tests that guard
 // a cost).
 func (r *Root) Listings() int64 { return r.listings.Load() }
+
+// ListedAlone counts the names listed without attributes because a walk
+// was listing (see walkGuess; for tests that guard a cost).
+func (r *Root) ListedAlone() int64 { return r.walk.alone.Load() }
