@@ -40,6 +40,12 @@ type ahead struct {
 	// running are the goroutines counting, busy those of them that
 	// took a job.
 	running, busy int
+	// cur is the walk seen last, which idle cores read further ahead.
+	cur aheadWalk
+	// far is how many sessions ahead of a walk cores that would idle go
+	// on, and farBytes how much of the sessions' files that may be.
+	far      int
+	farBytes int64
 
 	ran atomic.Int64 // sessions made ready ahead (for tests that guard a cost)
 }
@@ -98,9 +104,20 @@ type aheadView struct {
 // aheadJob is a session to count the walked views of.
 type aheadJob struct{ project, name string }
 
+// aheadWalk is where a walk is: the session it asked for last, files[at],
+// of its project's sessions, and the way it goes (step 1 or -1); reach is
+// the furthest session queued for it.
+type aheadWalk struct {
+	project string
+	files   []*sessions.File
+	at      int
+	step    int
+	reach   int
+}
+
 func newAhead(r *Root, budget int64) *ahead {
 	window := 4 * runtime.GOMAXPROCS(0)
-	return &ahead{r: r, window: window, max: budget / 2 / int64(window),
+	return &ahead{r: r, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
 		last: map[aheadKey]string{}, walked: map[string]map[aheadView]aheadWork{},
 		queued: map[aheadJob]bool{}}
 }
@@ -144,22 +161,75 @@ func (a *ahead) saw(s sessionRef, work aheadWork) {
 		a.walked[s.project] = views
 	}
 	views[view] = work
-	for n := 1; n <= a.window && i+n*step >= 0 && i+n*step < len(files); n++ {
-		f := files[i+n*step]
-		j := aheadJob{s.project, f.Name}
-		if a.queued[j] || !validSessionName(f.Name) || f.Sig.Size > a.max {
-			continue
-		}
-		if work.ready(f) {
-			continue
-		}
-		a.queued[j] = true
-		a.queue = append(a.queue, j)
+	reach := i + a.window*step
+	if c := a.cur; c.project == s.project && c.step == step && (reach-c.reach)*step < 0 {
+		reach = c.reach // read further ahead already
 	}
+	a.cur = aheadWalk{project: s.project, files: files, at: i, step: step, reach: reach}
+	for n := 1; n <= a.window; n++ {
+		if k := i + n*step; k >= 0 && k < len(files) {
+			a.queueFile(s.project, files[k], func(f *sessions.File) bool { return work.ready(f) })
+		}
+	}
+	a.further()
+	a.spawn()
+}
+
+// queueFile queues a session of project, unless it is queued, ready by
+// ready, or not to be read ahead. a.mu is held.
+func (a *ahead) queueFile(project string, f *sessions.File, ready func(*sessions.File) bool) {
+	j := aheadJob{project, f.Name}
+	if a.queued[j] || !validSessionName(f.Name) || f.Sig.Size > a.max || ready(f) {
+		return
+	}
+	a.queued[j] = true
+	a.queue = append(a.queue, j)
+}
+
+// spawn starts goroutines for the queue, up to window. a.mu is held.
+func (a *ahead) spawn() {
 	for a.running < a.window && a.running < a.busy+len(a.queue) {
 		a.running++
 		go a.run()
 	}
+}
+
+// further queues the next session of the current walk past those
+// queued, when the queue is empty and a core would idle: sessions of a
+// walk differ in size, and the walk waits for the largest of its window
+// while the others are done. It goes at most far sessions ahead of the
+// walk, and farBytes of their files, which the cache keeps until the walk
+// comes. a.mu is held.
+func (a *ahead) further() {
+	w := &a.cur
+	if len(a.queue) > 0 || a.busy >= runtime.GOMAXPROCS(0) || w.step == 0 {
+		return
+	}
+	views := a.walked[w.project]
+	ready := func(f *sessions.File) bool {
+		for _, v := range views {
+			if !v.ready(f) {
+				return false
+			}
+		}
+		return true
+	}
+	for len(a.queue) == 0 {
+		k := w.reach + w.step
+		if k < 0 || k >= len(w.files) || (k-w.at)*w.step > a.far {
+			return
+		}
+		var bytes int64
+		for i := w.at + w.step; i != k+w.step; i += w.step {
+			bytes += w.files[i].Sig.Size
+		}
+		if bytes > a.farBytes {
+			return
+		}
+		w.reach = k
+		a.queueFile(w.project, w.files[k], ready)
+	}
+	a.spawn()
 }
 
 // run counts queued sessions until none is left.
@@ -179,6 +249,7 @@ func (a *ahead) run() {
 		a.mu.Lock()
 		a.busy--
 		delete(a.queued, j)
+		a.further()
 		a.mu.Unlock()
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // aheadRoot makes a project of n sessions of a few dozen entries, lists
-// it, and reads ahead window sessions.
+// it, and reads ahead window sessions (and no further: see TestAheadFurther).
 func aheadRoot(t testing.TB, n, window int) (*Root, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -33,7 +33,7 @@ func aheadRoot(t testing.TB, n, window int) (*Root, string) {
 		f.Close()
 	}
 	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	r.ahead.window = window
+	r.ahead.window, r.ahead.far = window, window
 	if _, err := r.st.sessionFiles(project); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +122,39 @@ func TestAheadWalk(t *testing.T) {
 				t.Errorf("%d sessions read ahead, want 8", n)
 			}
 		})
+	}
+}
+
+// TestAheadFurther: once its window is done, reading ahead goes on, one
+// session at a time, up to far sessions ahead of the walk and farBytes of
+// their files; when the walk moves on, so does the reach.
+func TestAheadFurther(t *testing.T) {
+	r, p := aheadRoot(t, 20, 2)
+	r.ahead.far = 6
+	statFile(t, r, p, 0, contextName)
+	statFile(t, r, p, 1, contextName)
+	settle(t, r)
+	if got, want := parsedSet(r, p, 20), "PPPPPPPP............"; got != want {
+		t.Errorf("after two sessions, parsed %s, want %s", got, want)
+	}
+	statFile(t, r, p, 2, contextName)
+	settle(t, r)
+	if got, want := parsedSet(r, p, 20), "PPPPPPPPP..........."; got != want {
+		t.Errorf("after three sessions, parsed %s, want %s", got, want)
+	}
+	if n := r.st.opened.Load(); n != 9 {
+		t.Errorf("%d parses, want 9 (each session once)", n)
+	}
+
+	r, p = aheadRoot(t, 20, 2)
+	r.ahead.far = 6
+	f, _ := r.st.meta(p, "s002")
+	r.ahead.farBytes = 3*f.Sig.Size + f.Sig.Size/2 // the files are about the same size
+	statFile(t, r, p, 0, contextName)
+	statFile(t, r, p, 1, contextName)
+	settle(t, r)
+	if got, want := parsedSet(r, p, 20), "PPPPP..............."; got != want {
+		t.Errorf("with farBytes of three files, parsed %s, want %s", got, want)
 	}
 }
 
