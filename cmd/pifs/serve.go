@@ -56,6 +56,7 @@ func serve(cfg config, ready *os.File) int {
 	// 64 MiB over the budget is for what is not heap (stacks, the runtime).
 	base := cfg.cacheBytes + 40<<20
 	debug.SetMemoryLimit(base)
+	spareProc()
 	var largest atomic.Int64
 	cfg.fs.Parsed = func(size int64) {
 		for l := largest.Load(); size > l; l = largest.Load() {
