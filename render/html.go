@@ -783,6 +783,11 @@ func escapeHTML(dst, s []byte) []byte {
 }
 
 // htmlPlain8 reports whether none of the eight bytes in x is one that
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
 // escapeHTML replaces (bytes from 0x80 up count as plain: the caller has
 // checked that the text is valid UTF-8). "Has a byte less than n" and "has
 // a zero byte" are the classic word tricks; '<' and '>' differ in one bit,

@@ -12,8 +12,9 @@
 package render
 
 import (
-	"encoding/binary"
 	"slices"
+
+	"github.com/pifs/pifs/internal/jsjson"
 )
 
 // maxDepth is encoding/json's nesting limit: json.Indent refuses deeper
@@ -322,78 +323,11 @@ func hasLit(b []byte, i int, lit string) bool {
 	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
 }
 
-// plain marks the bytes that need no attention inside a string.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// plain8 reports whether none of the eight bytes in x is below 0x20, '"'
-// or '\\' (the has-zero-byte trick, as in jsjson's scanner).
-func plain8(x uint64) bool {
-	less := (x - 0x20*lsb) &^ x
-	q := x ^ ('"' * lsb)
-	q = (q - lsb) &^ q
-	bs := x ^ ('\\' * lsb)
-	bs = (bs - lsb) &^ bs
-	return (less|q|bs)&msb == 0
-}
-
 // scanString validates the string starting at the quote b[i] and returns
 // the index past its closing quote.
 func scanString(b []byte, i int) (int, bool) {
-	end, _, ok := scanStr(b, i)
+	end, _, ok := jsjson.StringEnd(b, i)
 	return end, ok
-}
-
-// scanStr is scanString that also reports whether the string has escapes.
-func scanStr(b []byte, i int) (end int, escaped, ok bool) {
-	i++
-	for {
-		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) && plain[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			return 0, false, false
-		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, escaped, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return 0, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+5 >= len(b) {
-					return 0, false, false
-				}
-				for k := i + 2; k < i+6; k++ {
-					if unhex(b[k]) < 0 {
-						return 0, false, false
-					}
-				}
-				i += 6
-			default:
-				return 0, false, false
-			}
-		default:
-			return 0, false, false
-		}
-	}
 }
 
 func unhex(c byte) int {

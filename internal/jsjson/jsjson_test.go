@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -227,4 +228,52 @@ func Example_canonical() {
 	c, _ := Canonical([]byte(`{"b": 1.0, "1": true}`))
 	fmt.Println(string(c))
 	// Output: {"1":true,"b":1}
+}
+
+// TestStringEnd: every length and position the word-at-a-time paths take
+// (a control character or a quote at each offset of strings up to 80
+// bytes, escapes before and after them), as encoding/json judges them; the
+// end is past the closing quote and escaped tells a backslash.
+func TestStringEnd(t *testing.T) {
+	check := func(body string) {
+		t.Helper()
+		s := `"` + body + `"`
+		in := []byte(s + ` , "next"`)
+		end, escaped, ok := StringEnd(in, 0)
+		if ok != json.Valid([]byte(s)) {
+			t.Fatalf("%q: ok %v, encoding/json says %v", s, ok, !ok)
+		}
+		if ok && (end != len(s) || escaped != strings.Contains(body, `\`)) {
+			t.Fatalf("%q: end %d escaped %v, want %d %v", s, end, escaped, len(s), strings.Contains(body, `\`))
+		}
+		// skip, which takes a valid string, finds the same end.
+		if ok && skip(in, 0) != end {
+			t.Fatalf("%q: skip ends at %d, want %d", s, skip(in, 0), end)
+		}
+	}
+	for n := 0; n <= 80; n++ {
+		plain := strings.Repeat("a", n)
+		check(plain)
+		for i := 0; i <= n; i++ {
+			for _, ins := range []string{"\x01", "\x1f", `\n`, `\"`, `\\`, `\u00e9`, `\u12`, `\x`, "é", `\\\"`} {
+				check(plain[:i] + ins + plain[i:])
+			}
+		}
+	}
+	// A quote after an escaped backslash ends the string.
+	if end, _, ok := StringEnd([]byte(`"a\\"b"`), 0); !ok || end != 5 {
+		t.Errorf(`"a\\"b": end %d ok %v, want 5`, end, ok)
+	}
+	// An unterminated string, and one ending in a backslash.
+	for _, s := range []string{`"abc`, `"abc\`, `"abc\"`, `"` + strings.Repeat(`\n`, 1000)} {
+		if _, _, ok := StringEnd([]byte(s), 0); ok {
+			t.Errorf("%q: ok", s)
+		}
+	}
+	// Many escapes before the closing quote cost a look at each byte, not
+	// one per escape (a quadratic scan would take seconds here).
+	long := `"` + strings.Repeat(`ab\n`, 1<<20) + `"`
+	if end, _, ok := StringEnd([]byte(long), 0); !ok || end != len(long) {
+		t.Errorf("long string: end %d ok %v", end, ok)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 )
 
 // ErrSyntax is returned for input that JSON.parse would reject.
@@ -202,56 +203,105 @@ func scanKeyColon(b []byte, i int) (int, error) {
 	return i + 1, nil
 }
 
-// plainString marks the bytes that need no attention inside a string.
-var plainString = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // scanString validates the string starting at the quote b[i].
 func scanString(b []byte, i int) (int, error) {
+	end, _, ok := StringEnd(b, i)
+	if !ok {
+		return 0, ErrSyntax
+	}
+	return end, nil
+}
+
+// StringEnd validates the string whose opening quote is b[i], as
+// JSON.parse would, and returns the index just past its closing quote, and
+// whether it holds escapes; ok is false for an invalid or unterminated
+// string.
+//
+// The quote that may end the string and the backslashes before it are
+// found with bytes.IndexByte, which looks at many bytes an instruction,
+// and control characters eight bytes at a time; each byte is looked at a
+// bounded number of times, however many escapes the string holds.
+func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	i++
+	q := -1 // the first quote at or after i, once looked for
 	for {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character.
-		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
+		// Most strings are short (keys, ids, dates): a few words at a
+		// time first, each telling where its first quote, backslash or
+		// control character is.
+		for n := 0; n < 4 && i+8 <= len(b); n++ {
+			m := special8(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+			goto found
 		}
-		for i < len(b) && plainString[b[i]] {
-			i++
+		// A long run: the quote that may end it, then what comes before.
+		if q < i {
+			k := bytes.IndexByte(b[i:], '"')
+			if k < 0 {
+				return 0, false, false
+			}
+			q = i + k
 		}
+		if k := bytes.IndexByte(b[i:q], '\\'); k < 0 {
+			if hasControl(b[i:q]) {
+				return 0, false, false
+			}
+			return q + 1, escaped, true
+		} else {
+			if hasControl(b[i : i+k]) {
+				return 0, false, false
+			}
+			i += k
+		}
+	found:
 		if i >= len(b) {
-			return 0, ErrSyntax
+			return 0, false, false
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return i + 1, nil
+			return i + 1, escaped, true
 		case c == '\\':
+			escaped = true
 			if i+1 >= len(b) {
-				return 0, ErrSyntax
+				return 0, false, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+5 >= len(b) {
-					return 0, ErrSyntax
+					return 0, false, false
 				}
 				for k := i + 2; k < i+6; k++ {
 					if unhex(b[k]) < 0 {
-						return 0, ErrSyntax
+						return 0, false, false
 					}
 				}
 				i += 6
 			default:
-				return 0, ErrSyntax
+				return 0, false, false
 			}
-		default: // a control character
-			return 0, ErrSyntax
+		case c < 0x20:
+			return 0, false, false
+		default:
+			i++ // a plain byte the words before the end of b left
 		}
 	}
+}
+
+// special8 has the high bit of each byte of x that is a quote, a
+// backslash or below 0x20 set, and possibly of bytes above the first such
+// (a borrow carries): the lowest set bit is exact.
+func special8(x uint64) uint64 {
+	less := (x - 0x20*lsb) &^ x
+	q := x ^ ('"' * lsb)
+	q = (q - lsb) &^ q
+	bs := x ^ ('\\' * lsb)
+	bs = (bs - lsb) &^ bs
+	return (less | q | bs) & msb
 }
 
 const (
@@ -259,15 +309,33 @@ const (
 	msb = 0x8080808080808080
 )
 
-// plain8 reports whether none of the eight bytes in x is below 0x20, '"'
-// or '\\' (the classic has-zero-byte tricks).
-func plain8(x uint64) bool {
-	less := (x - 0x20*lsb) &^ x
-	q := x ^ ('"' * lsb)
-	q = (q - lsb) &^ q
-	bs := x ^ ('\\' * lsb)
-	bs = (bs - lsb) &^ bs
-	return (less|q|bs)&msb == 0
+// hasControl reports whether s holds a byte below 0x20, which a string
+// may not (the classic has-less-than byte trick, four words at a time).
+func hasControl(s []byte) bool {
+	const lo = 0x20 * lsb
+	for len(s) >= 32 {
+		a := binary.LittleEndian.Uint64(s)
+		b := binary.LittleEndian.Uint64(s[8:])
+		c := binary.LittleEndian.Uint64(s[16:])
+		d := binary.LittleEndian.Uint64(s[24:])
+		if ((a-lo)&^a|(b-lo)&^b|(c-lo)&^c|(d-lo)&^d)&msb != 0 {
+			return true
+		}
+		s = s[32:]
+	}
+	for len(s) >= 8 {
+		a := binary.LittleEndian.Uint64(s)
+		if (a-lo)&^a&msb != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // ScanValue validates the value starting at b[i] (after optional
@@ -378,19 +446,18 @@ func scanNumber(b []byte, i int) (int, error) {
 func skip(b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		i++
-		for {
-			for plainString[b[i]] {
-				i++
+		// The string is valid: it ends at the first quote with an even
+		// number of backslashes before it.
+		for i++; ; {
+			q := i + bytes.IndexByte(b[i:], '"')
+			k := q
+			for k > i && b[k-1] == '\\' {
+				k--
 			}
-			if b[i] == '"' {
-				return i + 1
+			if (q-k)%2 == 0 {
+				return q + 1
 			}
-			if b[i] == '\\' {
-				i += 2
-				continue
-			}
-			i++
+			i = q + 1
 		}
 	case '{', '[':
 		depth := 0
