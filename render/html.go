@@ -60,10 +60,11 @@ func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
 	b := pathParts(path, parts)
 	if len(b) <= 2 {
 		dst := HTMLHead(make([]byte, 0, htmlCap(path)), p)
+		var sum partSummary
 		for _, e := range path {
-			dst = AppendEntryHTML(dst, e)
+			dst = appendSummed(dst, e, &sum)
 		}
-		return HTMLFoot(dst, path)
+		return htmlFoot(dst, path, sumParts([]partSummary{sum}))
 	}
 	bufs := make([][]byte, len(b)+1)
 	sums := make([]partSummary, len(b)-1)
@@ -72,8 +73,7 @@ func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
 		dst := make([]byte, 0, htmlCap(run))
 		sums[k].keep = true
 		for _, e := range run {
-			dst = AppendEntryHTML(dst, e)
-			sums[k].add(e)
+			dst = appendSummed(dst, e, &sums[k])
 		}
 		bufs[k+1] = dst
 	})
@@ -179,7 +179,7 @@ type pathSummary struct {
 func summarize(path []*sessions.Entry) pathSummary {
 	var s partSummary
 	for _, e := range path {
-		s.add(e)
+		s.add(e, decodedUsage{})
 	}
 	return sumParts([]partSummary{s})
 }
@@ -198,8 +198,13 @@ type partSummary struct {
 	key      []byte // scratch for a model's name
 }
 
-func (s *partSummary) add(e *sessions.Entry) {
-	if u, ok := tree.EntryUsage(e); ok {
+// add adds an entry; pre is its usage when decoded already.
+func (s *partSummary) add(e *sessions.Entry, pre decodedUsage) {
+	u, ok := pre.u, pre.ok
+	if !ok {
+		u, ok = tree.EntryUsage(e)
+	}
+	if ok {
 		if s.keep {
 			s.usages = append(s.usages, u)
 		} else {
@@ -318,9 +323,35 @@ func anchor(dst []byte, id string) []byte {
 // AppendEntryHTML appends one entry's part of the page. It depends on that
 // entry only.
 func AppendEntryHTML(dst []byte, e *sessions.Entry) []byte {
+	return entryHTML(dst, e, decodedUsage{})
+}
+
+// decodedUsage is an answer's usage decoded once for both its piece of
+// the page and the page's totals (ok tells it is set).
+type decodedUsage struct {
+	u           tree.Usage
+	hasCost, ok bool
+}
+
+// appendSummed appends an entry's piece of the page and adds the entry to
+// the totals of s.
+func appendSummed(dst []byte, e *sessions.Entry, s *partSummary) []byte {
+	var pre decodedUsage
+	if e.Type == "message" && e.Role == "assistant" {
+		// tree.EntryUsage of an answer is its message's usage, decoded.
+		pre.u, pre.hasCost = tree.DecodeUsage(e.MsgUsage)
+		pre.ok = true
+	}
+	s.add(e, pre)
+	return entryHTML(dst, e, pre)
+}
+
+// entryHTML is AppendEntryHTML with an answer's usage decoded already
+// (pre.ok) or not.
+func entryHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 	switch e.Type {
 	case "message":
-		return appendMessageHTML(dst, e)
+		return appendMessageHTML(dst, e, pre)
 	case "custom_message":
 		var customType, content []byte
 		for it := newMembers(e.Raw); ; {
@@ -448,7 +479,7 @@ func appendMetaHTML(dst []byte, e *sessions.Entry) []byte {
 		dst = append(dst, "<code>"...)
 		dst = appendTextInline(dst, f[1])
 		dst = append(dst, "</code>"...)
-		dst = appendUsage(dst, f[2])
+		dst = appendUsage(dst, f[2], decodedUsage{})
 	case "context_edit":
 		dst = appendRef(dst, "of ", f[0])
 	}
@@ -525,11 +556,14 @@ func appendRef(dst []byte, before string, v []byte) []byte {
 }
 
 // appendUsage shows one message's tokens and cost.
-func appendUsage(dst, v []byte) []byte {
+func appendUsage(dst, v []byte, pre decodedUsage) []byte {
 	if jsjson.KindOf(v) != jsjson.Object {
 		return dst
 	}
-	u, hasCost := tree.DecodeUsage(v)
+	u, hasCost := pre.u, pre.hasCost
+	if !pre.ok {
+		u, hasCost = tree.DecodeUsage(v)
+	}
 	dst = append(dst, " <span class=\"usage\">"...)
 	dst = appendCount(dst, u.Total)
 	dst = append(dst, " tokens"...)
@@ -540,7 +574,7 @@ func appendUsage(dst, v []byte) []byte {
 	return append(dst, "</span>"...)
 }
 
-func appendMessageHTML(dst []byte, e *sessions.Entry) []byte {
+func appendMessageHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 	var errorMessage, toolName, isError, command, output, exitCode, summary []byte
 	it := newMembers(e.Msg)
 	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
@@ -575,7 +609,7 @@ func appendMessageHTML(dst []byte, e *sessions.Entry) []byte {
 				dst = appendTextInline(dst, m)
 				dst = append(dst, "</span>"...)
 			}
-			dst = appendUsage(dst, e.MsgUsage)
+			dst = appendUsage(dst, e.MsgUsage, pre)
 		}
 		dst = entryBody(dst, e)
 		dst = appendContentHTML(dst, e.MsgContent, false)

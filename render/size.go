@@ -68,9 +68,8 @@ func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
 		defer putScratch(bp)
 		sums[k].keep = len(sums) > 1
 		for _, e := range path[b[k]:b[k+1]] {
-			*bp = AppendEntryHTML((*bp)[:0], e)
+			*bp = appendSummed((*bp)[:0], e, &sums[k])
 			sizes[k] += int64(len(*bp))
-			sums[k].add(e)
 		}
 	})
 	bp := getScratch()
