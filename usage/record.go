@@ -2,7 +2,9 @@ package usage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -213,6 +215,51 @@ func Scan(path string) (records []Record, name string, err error) {
 // in a "session_info" entry. Keys and values are matched as written, so a
 // line with a \u escape, which could spell either, is let through too.
 func mayCount(line []byte) bool {
-	return bytes.Contains(line, []byte("usage")) || bytes.Contains(line, []byte("session_info")) ||
-		bytes.Contains(line, []byte(`\u`))
+	// One pass, eight bytes at a time, stopping at each 'u' (which starts
+	// "usage" and follows the backslash of `\u`) and each '_' (the
+	// eighth byte of "session_info"); prose has few of them.
+	i := 0
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		m := hasByte(x, 'u') | hasByte(x, '_')
+		for m != 0 {
+			k := i + bits.TrailingZeros64(m)/8
+			if candidate(line, k) {
+				return true
+			}
+			m &= m - 1
+		}
+	}
+	for ; i < len(line); i++ {
+		if candidate(line, i) {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasByte has the high bit set of each byte of x equal to c, and only
+// those: the xor makes them zero, and adding 0x7f to each byte's low seven
+// bits, which cannot carry into the next byte, sets the high bit of every
+// other byte.
+func hasByte(x uint64, c byte) uint64 {
+	v := x ^ (uint64(c) * lsb)
+	return ^(((v &^ msb) + (^msb & (lsb * 0x7f))) | v) & msb
+}
+
+// candidate tells whether line[k] starts "usage", ends the backslash of
+// `\u`, or is the '_' of "session_info".
+func candidate(line []byte, k int) bool {
+	switch line[k] {
+	case 'u':
+		return bytes.HasPrefix(line[k:], []byte("usage")) || k > 0 && line[k-1] == '\\'
+	case '_':
+		return k >= 7 && bytes.HasPrefix(line[k-7:], []byte("session_info"))
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -74,5 +75,26 @@ func TestScanMatchesParse(t *testing.T) {
 	}
 	if counted == 0 || len(files) < 10 {
 		t.Fatalf("compared %d records in %d files: the fixtures are missing", counted, len(files))
+	}
+}
+
+// TestMayCount: the one-pass filter lets a line through exactly when it
+// holds "usage", "session_info" or `\u`, at every offset the word-at-a-time
+// loop and its tail can meet them.
+func TestMayCount(t *testing.T) {
+	want := func(line []byte) bool {
+		return bytes.Contains(line, []byte("usage")) || bytes.Contains(line, []byte("session_info")) ||
+			bytes.Contains(line, []byte(`\u`))
+	}
+	for n := 0; n <= 40; n++ {
+		fill := []byte(strings.Repeat("qu_ux sessio", 4)[:n])
+		for i := 0; i <= n; i++ {
+			for _, ins := range []string{"usage", "usag", "session_info", "ession_info", `\u`, `\`, "u", "_", "session_inf"} {
+				line := append(append(append([]byte(nil), fill[:i]...), ins...), fill[i:]...)
+				if got := mayCount(line); got != want(line) {
+					t.Fatalf("%q: %v, want %v", line, got, want(line))
+				}
+			}
+		}
 	}
 }
