@@ -181,6 +181,7 @@ type dirHandle struct {
 	// withheld: it did give one so.
 	alone, withheld bool
 	pos             int
+	ends            int // reads that found the end
 	// gen is the index's count of changes when the listing was made.
 	gen uint64
 	// inherited is the owner the folder passes on, once found.
@@ -246,7 +247,11 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 		return nil, errno
 	}
 	if h.pos >= len(h.entries) {
-		if h.withheld {
+		// The end is met twice: while the last names are sent, and when
+		// the kernel asks for more and is told there is none, after it
+		// took in those names. Only then does it keep the listing.
+		h.ends++
+		if h.withheld && h.ends >= 2 {
 			// The kernel would keep the listing without attributes, and
 			// a later `ls -l` would look up every name: the next listing
 			// is asked of the mount again.

@@ -426,3 +426,12 @@ func (r *Root) Listings() int64 { return r.listings.Load() }
 // ListedAlone counts the names listed without attributes because a walk
 // was listing (see walkGuess; for tests that guard a cost).
 func (r *Root) ListedAlone() int64 { return r.walk.alone.Load() }
+
+// SetWalkTimes sets the longest pause within a walk and how long a lookup
+// of a name listed alone turns attributes back on (1 s and 5 s unless
+// set), for tests that must not depend on the machine's speed.
+func (r *Root) SetWalkTimes(gap, hold time.Duration) {
+	r.walk.mu.Lock()
+	defer r.walk.mu.Unlock()
+	r.walk.gap, r.walk.hold = gap, hold
+}

@@ -41,8 +41,21 @@ type walkGuess struct {
 	lastAt  time.Time // when
 	run     int       // sessions in a row, each listed within walkGap of the one before
 	statted time.Time // when a name listed alone was last looked up
+	// gap and hold replace walkGap and walkHold when set (for tests).
+	gap, hold time.Duration
 	// alone counts the names listed without attributes (for tests).
 	alone atomic.Int64
+}
+
+func (w *walkGuess) times() (gap, hold time.Duration) {
+	gap, hold = walkGap, walkHold
+	if w.gap > 0 {
+		gap = w.gap
+	}
+	if w.hold > 0 {
+		hold = w.hold
+	}
+	return gap, hold
 }
 
 // listing is told that an entry folder of session key is being listed; it
@@ -50,7 +63,8 @@ type walkGuess struct {
 func (w *walkGuess) listing(key string, now time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if now.Sub(w.lastAt) > walkGap {
+	gap, hold := w.times()
+	if now.Sub(w.lastAt) > gap {
 		w.run = 0
 		w.last = ""
 	}
@@ -59,7 +73,7 @@ func (w *walkGuess) listing(key string, now time.Time) bool {
 		w.last = key
 	}
 	w.lastAt = now
-	return w.run > walkRun && now.Sub(w.statted) > walkHold
+	return w.run > walkRun && now.Sub(w.statted) > hold
 }
 
 // lookedUp is told that a file listed by name alone was looked up.
