@@ -37,7 +37,15 @@ func testMount(t *testing.T, store string, opts ...func(*Options)) string {
 		t.Skipf("cannot mount FUSE: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := m.Unmount(); err != nil {
+		// A follower the test killed (less under script) may hold a file
+		// open for a moment longer: the mount is busy until it is gone.
+		var err error
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if err = m.Unmount(); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil {
 			t.Errorf("unmount: %v", err)
 		}
 	})
