@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,8 +81,24 @@ func follower(t *testing.T, name string, args ...string) *output {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { killTree(cmd.Process.Pid); cmd.Wait() })
 	return out
+}
+
+// killTree kills a process and every process below it: less runs under
+// script in a session of its own, which killing script alone leaves
+// holding the followed file open, and the mount busy.
+func killTree(pid int) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(c); err == nil {
+				killTree(n)
+			}
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // TestFollowTranscript: tail -f, tail -F and less +F on transcript.md show
