@@ -214,16 +214,17 @@ func (a *ahead) further() {
 		}
 		return true
 	}
+	// The files between the walk and its reach, then each one past it.
+	var bytes int64
+	for i := w.at + w.step; i != w.reach+w.step && i >= 0 && i < len(w.files); i += w.step {
+		bytes += w.files[i].Sig.Size
+	}
 	for len(a.queue) == 0 {
 		k := w.reach + w.step
 		if k < 0 || k >= len(w.files) || (k-w.at)*w.step > a.far {
 			return
 		}
-		var bytes int64
-		for i := w.at + w.step; i != k+w.step; i += w.step {
-			bytes += w.files[i].Sig.Size
-		}
-		if bytes > a.farBytes {
+		if bytes += w.files[k].Sig.Size; bytes > a.farBytes {
 			return
 		}
 		w.reach = k
