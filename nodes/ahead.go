@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pifs/pifs/sessions"
 )
@@ -42,6 +43,8 @@ type ahead struct {
 	running, busy int
 	// cur is the walk seen last, which idle cores read further ahead.
 	cur aheadWalk
+	// listed is when the kernel last listed each project's folder.
+	listed map[string]time.Time
 	// far is how many sessions ahead of a walk cores that would idle go
 	// on, and farBytes how much of the sessions' files that may be.
 	far      int
@@ -106,20 +109,21 @@ type aheadJob struct{ project, name string }
 
 // aheadWalk is where a walk is: the session it asked for last, files[at],
 // of its project's sessions, and the way it goes (step 1 or -1); reach is
-// the furthest session queued for it.
+// the furthest session queued for it; seen is when it asked.
 type aheadWalk struct {
 	project string
 	files   []*sessions.File
 	at      int
 	step    int
 	reach   int
+	seen    time.Time
 }
 
 func newAhead(r *Root, budget int64) *ahead {
 	window := 4 * runtime.GOMAXPROCS(0)
 	return &ahead{r: r, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
 		last: map[aheadKey]string{}, walked: map[string]map[aheadView]aheadWork{},
-		queued: map[aheadJob]bool{}}
+		queued: map[aheadJob]bool{}, listed: map[string]time.Time{}}
 }
 
 // saw is told that a session was asked for work's view.
@@ -165,7 +169,7 @@ func (a *ahead) saw(s sessionRef, work aheadWork) {
 	if c := a.cur; c.project == s.project && c.step == step && (reach-c.reach)*step < 0 {
 		reach = c.reach // read further ahead already
 	}
-	a.cur = aheadWalk{project: s.project, files: files, at: i, step: step, reach: reach}
+	a.cur = aheadWalk{project: s.project, files: files, at: i, step: step, reach: reach, seen: time.Now()}
 	for n := 1; n <= a.window; n++ {
 		if k := i + n*step; k >= 0 && k < len(files) {
 			a.queueFile(s.project, files[k], func(f *sessions.File) bool { return work.ready(f) })
@@ -231,6 +235,43 @@ func (a *ahead) further() {
 		a.queueFile(w.project, w.files[k], ready)
 	}
 	a.spawn()
+}
+
+// listedSpan is how long after the kernel listed a project's folder a
+// walk under way is taken to come to its sessions.
+const listedSpan = 30 * time.Second
+
+// listing is told that the kernel lists a project's folder.
+func (a *ahead) listing(project string, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.listed[project] = now
+}
+
+// statWalk returns the sizes a walk under way asks each session for, when
+// it asked within walkGap, and the projects it is taken to come to: those
+// whose folders the kernel listed within listedSpan, as the shell does to
+// expand MNT/*/*/ before ls -l starts (ls -l asks the same of every
+// project's sessions). It returns nothing for a walk that reads.
+func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := a.cur
+	if w.step == 0 || now.Sub(w.seen) > walkGap {
+		return nil, nil
+	}
+	for _, v := range a.walked[w.project] {
+		if v.make == nil {
+			views = append(views, v)
+		}
+	}
+	projects = map[string]bool{}
+	for p, t := range a.listed {
+		if now.Sub(t) <= listedSpan {
+			projects[p] = true
+		}
+	}
+	return views, projects
 }
 
 // run counts queued sessions until none is left.

@@ -19,25 +19,35 @@ import (
 // it, and reads ahead window sessions (and no further: see TestAheadFurther).
 func aheadRoot(t testing.TB, n, window int) (*Root, string) {
 	t.Helper()
-	dir := t.TempDir()
 	project := "--home-u-p--"
-	os.MkdirAll(filepath.Join(dir, project), 0o755)
-	for i := 0; i < n; i++ {
-		f, err := os.Create(filepath.Join(dir, project, fmt.Sprintf("s%03d.jsonl", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gen.Session(f, 40, 100); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	r.ahead.window, r.ahead.far = window, window
+	r := aheadStore(t, []string{project}, n, window)
 	if _, err := r.st.sessionFiles(project); err != nil {
 		t.Fatal(err)
 	}
 	return r, project
+}
+
+// aheadStore makes projects of the same n sessions each, and reads ahead
+// window sessions.
+func aheadStore(t testing.TB, projects []string, n, window int) *Root {
+	t.Helper()
+	dir := t.TempDir()
+	for _, project := range projects {
+		os.MkdirAll(filepath.Join(dir, project), 0o755)
+		for i := 0; i < n; i++ {
+			f, err := os.Create(filepath.Join(dir, project, fmt.Sprintf("s%03d.jsonl", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := gen.Session(f, 40, 100); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	r.ahead.window, r.ahead.far = window, window
+	return r
 }
 
 // statFile stats a file of session s%03d as ls -l does.
@@ -273,5 +283,89 @@ func TestReaddirplusKnownSizes(t *testing.T) {
 			t.Fatalf("s%03d: context.json not counted ahead of the walk", i)
 		}
 		settle(t, r)
+	}
+}
+
+// TestUsageForWalk: a usage report asked for while ls -l walks the store
+// (ls -l MNT/*/*/, which lists every project's folder first) reads the
+// sessions of the projects listed as the walk will, parsed with the walked
+// sizes counted, and scans the others; the reports are the same either
+// way.
+func TestUsageForWalk(t *testing.T) {
+	const n = 8
+	projects := []string{"--home-u-p--", "--home-u-q--", "--home-u-r--"}
+	files := func(t *testing.T, r *Root) map[string][]byte {
+		reps, _, err := r.st.reports(time.UTC, r.ahead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		now := time.Unix(1e9, 0)
+		for _, name := range []string{"sessions.json", "daily.csv", "models.csv"} {
+			data, _ := reps.Root.File(name, now)
+			out[name] = data
+			for p, rep := range reps.Projects {
+				data, _ := rep.File(name, now)
+				out[p+"/"+name] = data
+			}
+		}
+		return out
+	}
+	counted := func(t *testing.T, r *Root, p string) (k int) {
+		for i := 0; i < n; i++ {
+			f, err := r.st.meta(p, fmt.Sprintf("s%03d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := f.Size(contextName); ok {
+				k++
+			}
+		}
+		return k
+	}
+
+	// Without a walk: every session is scanned.
+	r := aheadStore(t, projects, n, 2)
+	want := files(t, r)
+	if got := r.st.usage.scanned.Load(); got != 3*n {
+		t.Errorf("without a walk, %d sessions scanned, want %d", got, 3*n)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		listed []string // project folders listed before the walk
+		parsed []int    // sessions of each project counted, the others scanned
+	}{
+		{"every project listed", projects, []int{n, n, n}},
+		{"one project listed", projects[:1], []int{n, 0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := aheadStore(t, projects, n, 2)
+			for _, p := range tc.listed {
+				if _, err := newProjectDir(r, p).list(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := projects[0]
+			statFile(t, r, a, 0, contextName)
+			statFile(t, r, a, 1, contextName)
+			settle(t, r)
+			got := files(t, r)
+			for k, data := range want {
+				if string(got[k]) != string(data) {
+					t.Errorf("%s differs from the report built without a walk", k)
+				}
+			}
+			var scanned int64
+			for i, p := range projects {
+				if c := counted(t, r, p); c != tc.parsed[i] {
+					t.Errorf("%s: %d of %d sessions counted, want %d", p, c, n, tc.parsed[i])
+				}
+				scanned += int64(n - tc.parsed[i])
+			}
+			if got := r.st.usage.scanned.Load(); got != scanned {
+				t.Errorf("%d sessions scanned, want %d", got, scanned)
+			}
+		})
 	}
 }

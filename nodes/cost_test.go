@@ -147,7 +147,7 @@ func TestUsageReportCost(t *testing.T) {
 		t.Errorf("a parse took the session's usage records (%d bytes): only a report needs them", held)
 	}
 	opened := r.st.opened.Load()
-	reps, _, err := r.st.reports(time.UTC)
+	reps, _, err := r.st.reports(time.UTC, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestUsageReportCost(t *testing.T) {
 		t.Fatal("the index saw no change")
 	}
 	before := reps.Projects[proj].Total.Input
-	if reps, _, err = r.st.reports(time.UTC); err != nil {
+	if reps, _, err = r.st.reports(time.UTC, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.st.usage.scanned.Load(); n != 301 {

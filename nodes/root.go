@@ -212,6 +212,7 @@ func (d *projectDir) list() ([]child, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.r.ahead.listing(d.project, time.Now())
 	out := make([]child, 0, len(files)+3)
 	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName())
 	if c, err := d.latest(); err == nil {
