@@ -296,6 +296,11 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			// Entry files keep their pages; the others are direct I/O.
 			ExplicitDataCacheControl: true,
 			MaxReadAhead:             128 << 10,
+			// pifs answers every read from memory or with pread: go-fuse's
+			// splice path would only write each reply's header into a
+			// pipe, find no file to splice and empty the pipe again, three
+			// system calls per READ for nothing.
+			DisableSplice: true,
 			PanicHandler: func(r any) fuse.Status {
 				logger.Error(fmt.Sprintf("panic in handler: %v", r), "stack", string(debug.Stack()))
 				return fuse.EIO
