@@ -99,6 +99,11 @@ type File struct {
 	sizes map[string]int64
 }
 
+// Racy tells that the file had changed so shortly before this version was
+// taken that a rewrite of the same size within the same timestamp tick
+// would not change its signature: only its bytes tell it is the same.
+func (f *File) Racy() bool { return f.racy }
+
 // Tail reads the end of the file once per version: the leaf and the last
 // activity.
 func (f *File) Tail() (Tail, error) {

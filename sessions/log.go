@@ -10,8 +10,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
@@ -57,6 +60,53 @@ type Log struct {
 	rawByID map[int]*Entry // seq → entry, for firstKeptEntryIndex (v1 only)
 	// pieces, when set, replaces piecesFor (for tests).
 	pieces func(n int) int
+	// read are the buffers the file was read into, sorted by address
+	// (see FileOffset).
+	read []readBuf
+}
+
+// readBuf is a buffer holding the file's bytes from offset off.
+type readBuf struct {
+	data []byte
+	off  int64
+}
+
+// FileOffset tells where b, bytes of an entry (its Raw or a part of it),
+// is in the file: entries are slices of the buffers the file was read
+// into, unless they were made in memory (a migrated entry's line). It
+// looks at no bytes: b is found among the buffers by address.
+func (l *Log) FileOffset(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	p := addr(b)
+	// The last buffer that starts at or before b.
+	i := sort.Search(len(l.read), func(i int) bool { return addr(l.read[i].data) > p }) - 1
+	if i < 0 {
+		return 0, false
+	}
+	r := l.read[i]
+	if p+uintptr(len(b)) > addr(r.data)+uintptr(len(r.data)) {
+		return 0, false
+	}
+	return r.off + int64(p-addr(r.data)), true
+}
+
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// maxReads bounds the buffers FileOffset looks among: a session read
+// again after each of many appends has one per append, and entries of the
+// later ones are then not found (as for a migrated entry).
+const maxReads = 256
+
+// keepRead records that data holds the file's bytes from offset off.
+func (l *Log) keepRead(data []byte, off int64) {
+	if len(data) == 0 || len(l.read) >= maxReads {
+		return
+	}
+	p := addr(data)
+	i := sort.Search(len(l.read), func(i int) bool { return addr(l.read[i].data) > p })
+	l.read = slices.Insert(l.read, i, readBuf{data, off})
 }
 
 // Size is the file size at the last read.
@@ -226,6 +276,7 @@ func (l *Log) sameTail(f *os.File) bool {
 // migration) is then done in file order, as for a small chunk.
 func (l *Log) consume(data []byte, final bool) error {
 	base := l.consumed
+	l.keepRead(data, base)
 	end := bytes.LastIndexByte(data, '\n') + 1
 	start := 0
 	// Until the header is found, any line may show that the file is no
