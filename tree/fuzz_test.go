@@ -77,6 +77,13 @@ func FuzzTree(f *testing.F) {
 		if !json.Valid(tr.Context().JSON()) {
 			t.Fatal("context at leaf is not valid JSON")
 		}
+		// The context comes back from the file's bytes by its plan.
+		c := tr.Context()
+		p := tree.NewPlan(c, int64(len(data)), l.FileOffset, 1<<30)
+		from, to := p.Span()
+		if back, ok := p.Context(data[from:to], from); !ok || !reflect.DeepEqual(back.Messages, c.Messages) {
+			t.Fatalf("context from its plan differs")
+		}
 		// Adding entries in two batches builds the same tree as at once.
 		cut := int(split) % (len(l.Entries) + 1)
 		inc := tree.New(&sessions.Log{Header: l.Header, Entries: l.Entries[:cut]})
