@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -60,11 +61,24 @@ type aheadWork struct {
 	key   string
 	count func(*session) int64
 	make  func(*session) []byte
+	// planned tells that the rendering can be made from the version's
+	// plan, without a parse (see plans).
+	planned bool
 }
 
 // view names the work in a project's walk: a view's size and its
 // rendering are walked apart.
 func (w aheadWork) view() aheadView { return aheadView{w.key, w.make != nil} }
+
+// fromPlan makes the rendering from the session's plan, when the work
+// can be made so and the session's version has one.
+func (w aheadWork) fromPlan(st *store, s sessionRef) bool {
+	if !w.planned || w.make == nil {
+		return false
+	}
+	_, _, ok := st.fromPlan(s.project, s.name, w.key)
+	return ok
+}
 
 // ready tells that the work needs no session: the size is recorded (a
 // rendering cannot be told without the session's lock).
@@ -311,6 +325,7 @@ func (a *ahead) make(j aheadJob) {
 		}
 	}
 	a.mu.Unlock()
+	todo = slices.DeleteFunc(todo, func(w aheadWork) bool { return w.fromPlan(a.r.st, s) })
 	if len(todo) == 0 {
 		return
 	}

@@ -424,6 +424,10 @@ func (r *Root) Parsed() int64 { return r.st.opened.Load() }
 // a cost).
 func (r *Root) Listings() int64 { return r.listings.Load() }
 
+// FromPlan counts the context.json renderings made from a plan, without a
+// parse (for tests that guard a cost).
+func (r *Root) FromPlan() int64 { return r.st.plans.rendered.Load() }
+
 // ListedAlone counts the names listed without attributes because a walk
 // was listing (see walkGuess; for tests that guard a cost).
 func (r *Root) ListedAlone() int64 { return r.walk.alone.Load() }

@@ -65,6 +65,22 @@ func (s sessionRef) inoBase() inoHash { return inoSeed.with("s", s.project, s.na
 // session's latest activity.
 func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time.Time, error) {
 	s.r.ahead.saw(s, aheadWork{key: key, make: make})
+	return s.renderNow(key, make)
+}
+
+// renderPlanned is render for context.json at the session's leaf: a
+// session whose parse is not held is rendered from its version's plan
+// when it has one (see plans).
+func (s sessionRef) renderPlanned(key string, make func(*session) []byte) ([]byte, time.Time, error) {
+	s.r.ahead.saw(s, aheadWork{key: key, make: make, planned: true})
+	if data, f, ok := s.r.st.fromPlan(s.project, s.name, key); ok {
+		return data, activity(f), nil
+	}
+	return s.renderNow(key, make)
+}
+
+// renderNow is render without reading ahead.
+func (s sessionRef) renderNow(key string, make func(*session) []byte) ([]byte, time.Time, error) {
 	var data []byte
 	var f *sessions.File
 	err := s.with(func(ss *session) error {
@@ -406,6 +422,9 @@ type pathView struct {
 }
 
 func (v pathView) content() ([]byte, time.Time, error) {
+	if !v.branch && v.name == contextName {
+		return v.s.renderPlanned(v.name, func(ss *session) []byte { return v.make(ss, "") })
+	}
 	if !v.branch {
 		return v.s.render(v.name, func(ss *session) []byte { return v.make(ss, "") })
 	}
@@ -450,10 +469,18 @@ type contextFile struct {
 }
 
 func newContextFile(s sessionRef, at string, branch bool) *contextFile {
+	// The context at the session's leaf leaves its plan.
+	context := func(ss *session, at string) *tree.Context {
+		c := contextOf(ss, at)
+		if at == "" {
+			s.r.st.keepPlan(ss, c)
+		}
+		return c
+	}
 	f := &contextFile{pathView: pathView{s, at, branch, contextName, func(ss *session, at string) []byte {
-		return render.ContextJSON(contextOf(ss, at))
+		return render.ContextJSON(context(ss, at))
 	}, func(ss *session, at string) int64 {
-		return render.ContextSize(contextOf(ss, at))
+		return render.ContextSize(context(ss, at))
 	}}}
 	f.file = file{r: s.r, src: f}
 	return f

@@ -41,6 +41,7 @@ type store struct {
 	cwdCache    *cwdTree
 	byNameCache map[string]*byName
 	usage       usageCache
+	plans       *plans
 }
 
 // newStore keeps what it caches within three quarters of the budget: the
@@ -51,7 +52,7 @@ func newStore(dir string, budget int64) *store {
 		budget = 1 << 20
 	}
 	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{},
-		out: newOutbox()}
+		out: newOutbox(), plans: newPlans(budget / 16)}
 }
 
 // update looks again at a path of the store that pifs itself changed (or
@@ -321,10 +322,10 @@ func (st *store) account(s *session, cost int64) {
 
 // trim drops the least recently used sessions, but keep (and the most
 // recent), while the cache holds more than its budget: the sessions, the
-// usage reports' records (kept whatever is parsed) and the nodes the
-// kernel holds. st.mu is held.
+// usage reports' records (kept whatever is parsed), the context plans and
+// the nodes the kernel holds. st.mu is held.
 func (st *store) trim(keep *session) {
-	budget := st.budget - st.usage.held.Load() - st.nodes.Load()*nodeBytes
+	budget := st.budget - st.usage.held.Load() - st.plans.held.Load() - st.nodes.Load()*nodeBytes
 	for st.used > budget && st.lru.Len() > 1 {
 		el := st.lru.Back()
 		old := el.Value.(*session)
