@@ -106,17 +106,7 @@ func (st *store) fromPlan(project, name, key string) (data []byte, f *sessions.F
 	if p == nil || p.Size != f.Sig.Size {
 		return nil, nil, false
 	}
-	st.mu.Lock()
-	el := st.parsed[f.Path]
-	var s *session
-	if el != nil {
-		st.lru.MoveToFront(el)
-		s = el.Value.(*session)
-	} else {
-		s = &session{project: project, name: name, path: f.Path}
-		st.parsed[f.Path] = st.lru.PushFront(s)
-	}
-	st.mu.Unlock()
+	s := st.slot(project, name, f)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.file == f {

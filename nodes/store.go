@@ -216,17 +216,7 @@ func (st *store) useSession(project, name string, fresh bool, fn func(s *session
 			return err
 		}
 	}
-	st.mu.Lock()
-	var s *session
-	if el := st.parsed[f.Path]; el != nil {
-		st.lru.MoveToFront(el)
-		s = el.Value.(*session)
-	} else {
-		s = &session{project: project, name: name, path: f.Path}
-		st.parsed[f.Path] = st.lru.PushFront(s)
-	}
-	st.mu.Unlock()
-
+	s := st.slot(project, name, f)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := st.refresh(s, f); err != nil {
@@ -234,6 +224,20 @@ func (st *store) useSession(project, name string, fresh bool, fn func(s *session
 		return err
 	}
 	return fn(s)
+}
+
+// slot returns the session's place in the cache, made (empty) if it has
+// none, as the most recently used.
+func (st *store) slot(project, name string, f *sessions.File) *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if el := st.parsed[f.Path]; el != nil {
+		st.lru.MoveToFront(el)
+		return el.Value.(*session)
+	}
+	s := &session{project: project, name: name, path: f.Path}
+	st.parsed[f.Path] = st.lru.PushFront(s)
+	return s
 }
 
 // drop forgets a parsed session whose file is gone or unreadable.
