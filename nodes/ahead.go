@@ -263,15 +263,18 @@ func (a *ahead) listing(project string, now time.Time) {
 }
 
 // statWalk returns the sizes a walk under way asks each session for, when
-// it asked within walkGap, and the projects it is taken to come to: those
+// it asked within walkGap (or the gap SetWalkTimes set), and the projects it is taken to come to: those
 // whose folders the kernel listed within listedSpan, as the shell does to
 // expand MNT/*/*/ before ls -l starts (ls -l asks the same of every
 // project's sessions). It returns nothing for a walk that reads.
 func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]bool) {
+	a.r.walk.mu.Lock()
+	gap, _ := a.r.walk.times()
+	a.r.walk.mu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w := a.cur
-	if w.step == 0 || now.Sub(w.seen) > walkGap {
+	if w.step == 0 || now.Sub(w.seen) > gap {
 		return nil, nil
 	}
 	for _, v := range a.walked[w.project] {

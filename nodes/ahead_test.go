@@ -341,6 +341,7 @@ func TestUsageForWalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := aheadStore(t, projects, n, 2)
+			r.SetWalkTimes(time.Minute, 0) // one walk, however slow the machine
 			for _, p := range tc.listed {
 				if _, err := newProjectDir(r, p).list(); err != nil {
 					t.Fatal(err)
