@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -289,6 +290,57 @@ func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]
 		}
 	}
 	return views, projects
+}
+
+// readForWalk reads the files of sessions that a walk statting session
+// folders will come to as the walk will read them: parsed, their walked
+// views counted, each then given to took (when set); it returns the
+// others. A view that needs a whole session file (the store's usage
+// report, a project's by-name/) asked for during such a walk reads its
+// sessions this way, so that each file is read once, and on every core
+// rather than one request at a time. Without a walk, for the projects a
+// walk is not taken to come to (see statWalk: ls -l MNT/p/*/ comes to no
+// other), and for sessions whose walked views are counted already or too
+// large to read ahead, the caller reads them as it would.
+func (st *store) readForWalk(files []*sessions.File, a *ahead, took func(*session)) (rest []*sessions.File) {
+	if a == nil || len(files) == 0 {
+		return files
+	}
+	views, projects := a.statWalk(time.Now())
+	if len(views) == 0 {
+		return files
+	}
+	var parse []*sessions.File
+	for _, f := range files {
+		ready := true
+		for _, v := range views {
+			ready = ready && v.ready(f)
+		}
+		if ready || !projects[f.Project] || f.Sig.Size > a.max {
+			rest = append(rest, f)
+		} else {
+			parse = append(parse, f)
+		}
+	}
+	var mu sync.Mutex
+	par.Each(len(parse), func(i int) {
+		f := parse[i]
+		err := st.withSession(f.Project, f.Name, func(ss *session) error {
+			for _, v := range views {
+				v.do(st, ss)
+			}
+			if took != nil {
+				took(ss)
+			}
+			return nil
+		})
+		if err != nil {
+			mu.Lock()
+			rest = append(rest, f)
+			mu.Unlock()
+		}
+	})
+	return rest
 }
 
 // run counts queued sessions until none is left.

@@ -370,3 +370,70 @@ func TestUsageForWalk(t *testing.T) {
 		})
 	}
 }
+
+// TestByNameForWalk: by-name/ of a project asked for while ls -l or a glob
+// walks the store parses the project's sessions as the walk will (their
+// sizes counted) rather than reading each for its name, when the shell
+// listed the project; it names the same sessions either way.
+func TestByNameForWalk(t *testing.T) {
+	const n = 6
+	projects := []string{"--home-u-p--", "--home-u-q--"}
+	build := func(t *testing.T) *Root {
+		r := aheadStore(t, projects, n, 2)
+		r.SetWalkTimes(time.Minute, 0)
+		for i := 0; i < n; i += 2 {
+			path := filepath.Join(r.opts.SessionsDir, projects[1], fmt.Sprintf("s%03d.jsonl", i))
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(f, `{"type":"session_info","id":"name%04d","parentId":null,"timestamp":"2025-05-12T11:00:00.000Z","name":"session %d"}`+"\n", i, i)
+			f.Close()
+		}
+		return r
+	}
+	ref := build(t)
+	want, err := ref.st.byName(projects[1], nil)
+	if err != nil || len(want) != n/2 {
+		t.Fatalf("%d names (%v), want %d", len(want), err, n/2)
+	}
+	for _, listed := range []bool{true, false} {
+		r := build(t)
+		if _, err := newProjectDir(r, projects[0]).list(); err != nil {
+			t.Fatal(err)
+		}
+		if listed {
+			if _, err := newProjectDir(r, projects[1]).list(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		statFile(t, r, projects[0], 0, contextName)
+		statFile(t, r, projects[0], 1, contextName)
+		settle(t, r)
+		got, err := r.st.byName(projects[1], r.ahead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("listed %v: %d names, want %d", listed, len(got), len(want))
+		}
+		for name, f := range want {
+			if g := got[name]; g == nil || g.Name != f.Name {
+				t.Errorf("listed %v: %s names %v, want %s", listed, name, g, f.Name)
+			}
+		}
+		counted := 0
+		for i := 0; i < n; i++ {
+			f, err := r.st.meta(projects[1], fmt.Sprintf("s%03d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := f.Size(contextName); ok {
+				counted++
+			}
+		}
+		if want := map[bool]int{true: n, false: 0}[listed]; counted != want {
+			t.Errorf("listed %v: %d of %d sessions counted, want %d", listed, counted, n, want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ type byName struct {
 	names map[string]*sessions.File
 }
 
-func (st *store) byName(project string) (map[string]*sessions.File, error) {
+func (st *store) byName(project string, a *ahead) (map[string]*sessions.File, error) {
 	gen := st.x.Gen()
 	st.mu.Lock()
 	c := st.byNameCache[project]
@@ -49,8 +49,18 @@ func (st *store) byName(project string) (map[string]*sessions.File, error) {
 	}
 	c = &byName{gen: gen, names: map[string]*sessions.File{}}
 	// Each name is a read of the whole file (its session_info lines),
-	// once per version: on every core.
-	par.Each(len(files), func(i int) { files[i].SessionName() })
+	// once per version: on every core. During a walk that stats session
+	// folders (bash's glob of MNT/*/*/context.json tests by-name/ before
+	// the project's sessions), the sessions it is coming to are parsed
+	// as it will parse them, which tells their names.
+	var unknown []*sessions.File
+	for _, f := range files {
+		if !f.NameKnown() {
+			unknown = append(unknown, f)
+		}
+	}
+	unknown = st.readForWalk(unknown, a, nil)
+	par.Each(len(unknown), func(i int) { unknown[i].SessionName() })
 	for _, f := range files {
 		if name, err := f.SessionName(); err == nil && name != "" {
 			c.names[EncodeName(name)] = f // later files are newer
@@ -68,7 +78,7 @@ func (st *store) byName(project string) (map[string]*sessions.File, error) {
 func (d *byNameDir) mtime() (time.Time, error) { return d.r.st.projectMtime(d.project) }
 
 func (d *byNameDir) list() ([]child, error) {
-	names, err := d.r.st.byName(d.project)
+	names, err := d.r.st.byName(d.project, d.r.ahead)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +90,7 @@ func (d *byNameDir) list() ([]child, error) {
 }
 
 func (d *byNameDir) lookup(name string) (child, error) {
-	names, err := d.r.st.byName(d.project)
+	names, err := d.r.st.byName(d.project, d.r.ahead)
 	if err != nil {
 		return child{}, err
 	}

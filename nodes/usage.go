@@ -146,55 +146,14 @@ func (st *store) fromParsed(files []*sessions.File) (rest []*sessions.File) {
 }
 
 // forWalk reads the sessions that a walk statting session folders will
-// come to as the walk will read them: parsed, their walked views counted,
-// their records taken from the entries; it returns the rest, to scan.
+// come to as the walk will read them, their records taken from the
+// entries (see readForWalk); it returns the rest, to scan.
 //
 // ls -l MNT/*/*/ lists each project's usage/ after its sessions: the
-// first report reads the whole store, and the walk then parses every
-// session of the other projects again. Read this way, each file is read
-// once, the walk finds the sizes it stats recorded, and the work is spread
-// over every core rather than done one request at a time. Without a walk
-// (cat usage/daily.csv), and for the projects a walk is not taken to come
-// to (see statWalk: ls -l MNT/p/*/ comes to no other), it is a scan,
-// about a third of the cost. Sessions whose walked views are counted
-// already, or too large to read ahead, are scanned.
+// first report reads the whole store, and the walk then parsed every
+// session of the other projects again.
 func (st *store) forWalk(files []*sessions.File, a *ahead) (rest []*sessions.File) {
-	if a == nil || len(files) == 0 {
-		return files
-	}
-	views, projects := a.statWalk(time.Now())
-	if len(views) == 0 {
-		return files
-	}
-	var parse []*sessions.File
-	for _, f := range files {
-		ready := true
-		for _, v := range views {
-			ready = ready && v.ready(f)
-		}
-		if ready || !projects[f.Project] || f.Sig.Size > a.max {
-			rest = append(rest, f)
-		} else {
-			parse = append(parse, f)
-		}
-	}
-	var mu sync.Mutex
-	par.Each(len(parse), func(i int) {
-		f := parse[i]
-		err := st.withSession(f.Project, f.Name, func(ss *session) error {
-			for _, v := range views {
-				v.do(st, ss)
-			}
-			st.usage.keep(ss)
-			return nil
-		})
-		if err != nil {
-			mu.Lock()
-			rest = append(rest, f)
-			mu.Unlock()
-		}
-	})
-	return rest
+	return st.readForWalk(files, a, st.usage.keep)
 }
 
 // keep records what the reports need of a parsed session. ss.mu is held.

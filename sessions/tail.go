@@ -216,6 +216,10 @@ func (f *File) KnowName(name string) {
 	})
 }
 
+// NameKnown tells that the session's name is known for this version: from
+// a scan, a parse or KnowName.
+func (f *File) NameKnown() bool { return f.nameDone.Load() }
+
 // SessionName is the session's name (ScanName), found once per version of
 // the file; a version that only grew is scanned from where the last one
 // stopped.
