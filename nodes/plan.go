@@ -75,8 +75,11 @@ func (c *plans) put(f *sessions.File, p *tree.Plan) {
 // version has one. ss.mu is held.
 func (st *store) keepPlan(ss *session, c *tree.Context) {
 	size := ss.log.Size()
-	if size != ss.file.Sig.Size || st.plans.get(ss.file) != nil {
-		return // the parse is not of the index's version, or kept
+	if size != ss.file.Sig.Size || ss.file.Racy() || st.plans.get(ss.file) != nil {
+		// The parse is not of the index's version; or the version is
+		// one fromPlan never serves (a live session makes one per
+		// append); or it is kept.
+		return
 	}
 	// Messages that are not the file's bytes are kept whole, up to a
 	// bound: a migrated session is cheaper to parse again.
