@@ -10,19 +10,25 @@
 # dropped for neither. Needs root or FUSE access, fusermount3, node.
 #
 # Usage: bench/scale.sh [--large] [--runs N] [--out FILE.json] [--work DIR]
-#                       [--seed N] [--only 1,2,...]
+#                       [--seed N] [--only 1,2,...] [--floor]
 #   default: a small setting that runs in a few minutes;
 #   --large: the issue's stores (2,000 sessions / ~1 GB in 20 projects,
-#            10,000 sessions, a ~100 MB session of 60,000 entries).
+#            10,000 sessions, a ~100 MB session of 60,000 entries);
+#   --floor: time figures 1, 2, 4 and 8 on bench/floor too, a FUSE server
+#            that serves the same names from memory and does nothing else
+#            (the least any FUSE server costs here). Builds it with gcc and
+#            libfuse3 (installed with apt when missing, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 work_default=
+floor=
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--large) args+=(-large); work_default=large ;;
 	--runs | --out | --work | --seed | --only) args+=("-${1#--}" "$2"); shift ;;
+	--floor) floor=1 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -44,4 +50,18 @@ trap cleanup EXIT
 export PIFS_ORACLE_DIR=$(internal/oracle/js/install.sh | tail -n 1)
 go build -o "$bin/pifs" ./cmd/pifs
 go build -o "$bin/scale" ./bench/scale
+if [ -n "$floor" ]; then
+	if ! command -v gcc >/dev/null || ! pkg-config --exists fuse3 2>/dev/null; then
+		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+			apt-get update -qq
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc pkg-config libfuse3-dev >/dev/null
+		else
+			echo "scale.sh: --floor needs gcc, pkg-config and libfuse3-dev" >&2
+			exit 1
+		fi
+	fi
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	gcc -O2 -Wall -o "$bin/floor" bench/floor/floor.c $(pkg-config --cflags --libs fuse3)
+	args+=(-floor "$bin/floor")
+fi
 "$bin/scale" -pifs "$bin/pifs" -work "$work" -mnt "$mnt" "${args[@]}"

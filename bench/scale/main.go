@@ -73,6 +73,7 @@ func main() {
 	pifs := flag.String("pifs", "", "the pifs binary")
 	only := flag.String("only", "", "comma-separated figures to run (default all)")
 	mnt := flag.String("mnt", "", "the mountpoint (default WORK/mnt-PID)")
+	floor := flag.String("floor", "", "the floor server (bench/floor), to time figures 1, 2, 4 and 8 on it too")
 	flag.Parse()
 	s := settings["small"]
 	if *large {
@@ -91,7 +92,7 @@ func main() {
 	if *mnt == "" {
 		*mnt = filepath.Join(*work, fmt.Sprintf("mnt-%d", os.Getpid()))
 	}
-	b := &bench{s: s, runs: *runs, work: *work, mnt: *mnt, pifs: *pifs, seed: *seed, figs: map[int]bool{}}
+	b := &bench{s: s, runs: *runs, work: *work, mnt: *mnt, pifs: *pifs, floor: *floor, seed: *seed, figs: map[int]bool{}, manifests: map[string]bool{}}
 	for f := range strings.SplitSeq(*only, ",") {
 		if n, err := strconv.Atoi(f); err == nil {
 			b.figs[n] = true
@@ -114,6 +115,7 @@ type bench struct {
 	work   string
 	mnt    string
 	pifs   string
+	floor  string // the floor server, or ""
 	seed   int64
 	figs   map[int]bool
 	a, b   store
@@ -124,6 +126,8 @@ type bench struct {
 	info   map[string]any
 	// stderr, when set, receives the next mount's log instead of pifs.log.
 	stderr io.Writer
+	// manifests made for the floor server in this invocation, by name.
+	manifests map[string]bool
 }
 
 type store struct {
@@ -291,13 +295,18 @@ type row struct {
 	Target string `json:"target"`
 	// Limit applies to the ratio of the medians when Vs is set, else to
 	// the median of pifs.
-	Limit   float64   `json:"limit,omitempty"`
-	Ratio   float64   `json:"ratio,omitempty"`
-	Pass    *bool     `json:"pass,omitempty"`
-	PifsCPU []float64 `json:"pifsCpuMs,omitempty"`
-	PifsIO  []float64 `json:"pifsReadMB,omitempty"`
-	Notes   []string  `json:"notes,omitempty"`
-	Skipped string    `json:"skipped,omitempty"`
+	Limit float64 `json:"limit,omitempty"`
+	Ratio float64 `json:"ratio,omitempty"`
+	Pass  *bool   `json:"pass,omitempty"`
+	// Floor is the same command on the floor server (bench/floor): the
+	// same names served from memory by a FUSE server that does nothing
+	// else; FloorRatio compares it with what the ratio compares pifs with.
+	Floor      []float64 `json:"floor,omitempty"`
+	FloorRatio float64   `json:"floorRatio,omitempty"`
+	PifsCPU    []float64 `json:"pifsCpuMs,omitempty"`
+	PifsIO     []float64 `json:"pifsReadMB,omitempty"`
+	Notes      []string  `json:"notes,omitempty"`
+	Skipped    string    `json:"skipped,omitempty"`
 }
 
 func (b *bench) add(r *row) *row {
@@ -451,8 +460,9 @@ func (b *bench) oneRun() error {
 			if err != nil {
 				return err
 			}
-			b.row(fmt.Sprintf("ls -l MNT/--*/*/ repeated%s", x)).sample(again, rawLs, &piA.Ms)
-			if err := m.unmount(); err != nil {
+			r = b.row(fmt.Sprintf("ls -l MNT/--*/*/ repeated%s", x))
+			r.sample(again, rawLs, &piA.Ms)
+			if err := b.floorAfter(m, r, "A3", "find . -maxdepth 3", "ls -l ./--*/*/ | wc -l", "ls -l ./--*/*/ | wc -l", again.out); err != nil {
 				return err
 			}
 		}
@@ -470,7 +480,7 @@ func (b *bench) oneRun() error {
 			pb, _ := strconv.ParseFloat(tar.out, 64)
 			rb, _ := strconv.ParseFloat(rawTar.out, 64)
 			r.note(fmt.Sprintf("tar bytes: pifs %.0f MB, raw %.0f MB (%.1f×)", pb/1e6, rb/1e6, pb/rb))
-			if err := m.unmount(); err != nil {
+			if err := b.floorAfter(m, r, "project", "find ./"+proj, "", "tar cf - ./"+proj+" | wc -c", tar.out); err != nil {
 				return err
 			}
 		}
@@ -490,9 +500,17 @@ func (b *bench) oneRun() error {
 			r := b.row(fmt.Sprintf("ls -l MNT/by-id, %d sessions, fresh mount%s", nb, x))
 			r.sample(fresh, rawLsB, nil)
 			r.note(fmt.Sprintf("lines: pifs %s, raw %s", fresh.out, rawLsB.out))
-			b.row(fmt.Sprintf("ls -l MNT/by-id repeated%s", x)).sample(again, rawLsB, nil)
-			if err := m.unmount(); err != nil {
+			r2 := b.row(fmt.Sprintf("ls -l MNT/by-id repeated%s", x))
+			r2.sample(again, rawLsB, nil)
+			if err := b.floorAfter(m, r, "by-id", "find by-id", "", "ls -l by-id | wc -l", fresh.out); err != nil {
 				return err
+			}
+			if !off && b.floor != "" {
+				s, err := b.floorRun(b.manifestPath("by-id"), "ls -l by-id | wc -l", "ls -l by-id | wc -l")
+				if err != nil {
+					return err
+				}
+				r2.Floor = append(r2.Floor, s.ms)
 			}
 		}
 	}
@@ -604,6 +622,32 @@ func (b *bench) fig4() error {
 			return err
 		}
 	}
+	// The floor: the same two files, served from memory, their bytes
+	// only.
+	floor := map[string]sample{}
+	if b.floor != "" {
+		m, err := b.mount(b.deepDir())
+		if err != nil {
+			return err
+		}
+		man, err := b.manifest(m, "deep", "find ./"+dir+" -maxdepth 1")
+		if uerr := m.unmount(); err == nil {
+			err = uerr
+		}
+		if err != nil {
+			return err
+		}
+		for _, name := range []string{"transcript.md", "context.json"} {
+			s, err := b.floorRun(man, "", "cat ./"+dir+"/"+name+" | wc -c")
+			if err != nil {
+				return err
+			}
+			if s.out != first[name].out {
+				return fmt.Errorf("%s on the floor has %s bytes, on pifs %s", name, s.out, first[name].out)
+			}
+			floor[name] = s
+		}
+	}
 	raw, err := run(nil, b.deepDir(), "cat ./"+path+" | wc -c")
 	if err != nil {
 		return err
@@ -616,8 +660,15 @@ func (b *bench) fig4() error {
 	r := b.row(fmt.Sprintf("first cat transcript.md, %s entries, fresh mount", n))
 	r.sample(first["transcript.md"], sample{}, nil)
 	r.Base = append(r.Base, first["context.json"].ms)
+	if s, ok := floor["transcript.md"]; ok {
+		r.Floor = append(r.Floor, s.ms)
+	}
 	r.note(fmt.Sprintf("bytes: transcript.md %s, context.json %s, session.jsonl %s", first["transcript.md"].out, first["context.json"].out, raw.out))
-	b.row(fmt.Sprintf("first cat context.json, %s entries, fresh mount (raw: cat the file)", n)).sample(first["context.json"], raw, &pi.Ms)
+	r = b.row(fmt.Sprintf("first cat context.json, %s entries, fresh mount (raw: cat the file)", n))
+	r.sample(first["context.json"], raw, &pi.Ms)
+	if s, ok := floor["context.json"]; ok {
+		r.Floor = append(r.Floor, s.ms)
+	}
 	return nil
 }
 
@@ -1075,6 +1126,19 @@ type mount struct {
 }
 
 func (b *bench) mount(store string, opts ...string) (*mount, error) {
+	args := append([]string{"--sessions-dir", store}, opts...)
+	return b.start(b.pifs, append(args, b.mnt)...)
+}
+
+// floorMount starts the floor server on the mountpoint, serving the
+// names of a manifest.
+func (b *bench) floorMount(manifest string) (*mount, error) {
+	return b.start(b.floor, manifest, b.mnt, "-f")
+}
+
+// start runs a FUSE server in the foreground and returns once the
+// mountpoint is its.
+func (b *bench) start(bin string, args ...string) (*mount, error) {
 	dir := b.mnt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -1084,8 +1148,7 @@ func (b *bench) mount(store string, opts ...string) (*mount, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	args := append([]string{"--sessions-dir", store}, opts...)
-	c := exec.Command(b.pifs, append(args, dir)...)
+	c := exec.Command(bin, args...)
 	c.Stderr = logf
 	if b.stderr != nil {
 		c.Stderr = b.stderr
@@ -1107,11 +1170,11 @@ func (b *bench) mount(store string, opts ...string) (*mount, error) {
 		}
 		select {
 		case err := <-m.done:
-			return nil, fmt.Errorf("pifs %v exited before mounting: %v (see %s)", args, err, logf.Name())
+			return nil, fmt.Errorf("%s %v exited before mounting: %v (see %s)", bin, args, err, logf.Name())
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("pifs %v: not mounted after 60 s", args)
+			return nil, fmt.Errorf("%s %v: not mounted after 60 s", bin, args)
 		}
 	}
 }
@@ -1125,8 +1188,74 @@ func (m *mount) unmount() error {
 		return nil
 	case <-time.After(30 * time.Second):
 		m.cmd.Process.Kill()
-		return fmt.Errorf("pifs still running 30 s after unmounting")
+		return fmt.Errorf("%s still running 30 s after unmounting", m.cmd.Path)
 	}
+}
+
+// manifest lists for the floor server the names that find reaches
+// through m (a pifs mount), with their types, sizes and link targets. It
+// is made once per name in an invocation, after the timed commands.
+func (b *bench) manifest(m *mount, name, find string) (string, error) {
+	path := b.manifestPath(name)
+	if b.manifests[name] {
+		return path, nil
+	}
+	if _, _, err := sh(context.Background(), m.dir, find+` -printf '%y\0%s\0%p\0%l\0' > `+path, 0); err != nil {
+		return "", err
+	}
+	b.manifests[name] = true
+	return path, nil
+}
+
+// floorAfter unmounts m and, when there is a floor server and m has
+// READDIRPLUS on (the row's name says so), makes a manifest through m
+// first, then times cmd on the floor as a sample of r. The output of cmd
+// must be the same as on pifs (want): the floor serves the same names.
+func (b *bench) floorAfter(m *mount, r *row, name, find, setup, cmd, want string) error {
+	if b.floor == "" || strings.HasSuffix(r.What, rdpName(true)) {
+		return m.unmount()
+	}
+	man, err := b.manifest(m, name, find)
+	if err != nil {
+		m.unmount()
+		return err
+	}
+	if err := m.unmount(); err != nil {
+		return err
+	}
+	s, err := b.floorRun(man, setup, cmd)
+	if err != nil {
+		return err
+	}
+	if s.out != want {
+		return fmt.Errorf("%s on the floor gave %q, on pifs %q: the floor does not serve the same names", cmd, s.out, want)
+	}
+	r.Floor = append(r.Floor, s.ms)
+	return nil
+}
+
+func (b *bench) manifestPath(name string) string {
+	return filepath.Join(b.work, "floor-"+name+".manifest")
+}
+
+// floorRun times cmd on a fresh floor mount of a manifest, after setup
+// (untimed, when given).
+func (b *bench) floorRun(manifest, setup, cmd string) (sample, error) {
+	m, err := b.floorMount(manifest)
+	if err != nil {
+		return sample{}, err
+	}
+	if setup != "" {
+		if _, err := run(nil, m.dir, setup); err != nil {
+			m.unmount()
+			return sample{}, err
+		}
+	}
+	s, err := run(m, m.dir, cmd)
+	if uerr := m.unmount(); err == nil {
+		err = uerr
+	}
+	return s, err
 }
 
 func (b *bench) unmountAll() {
@@ -1221,6 +1350,9 @@ func (b *bench) finish() {
 		}
 		if len(base) > 0 {
 			r.Ratio = p / median(base)
+			if len(r.Floor) > 0 {
+				r.FloorRatio = median(r.Floor) / median(base)
+			}
 		}
 		if math.IsInf(r.Ratio, 0) || math.IsNaN(r.Ratio) {
 			r.Ratio = 0
@@ -1261,8 +1393,18 @@ func (b *bench) print(w io.Writer) {
 	fmt.Fprintf(w, "store A: %d sessions in %d projects, %.0f MB (largest %.1f MB); store B: %d sessions in %d projects, %.0f MB; deep sessions: %v entries\n",
 		len(b.a.files), b.s.A.Projects, mb(b.a.bytes), mb(b.a.big), len(b.b.files), b.s.B.Projects, mb(b.b.bytes), b.s.Deep)
 	fmt.Fprintf(w, "%d CPUs, load average at start %s; raw for figure 3 is wc -l of the session file\n\n", b.info["cpus"], b.info["loadavgAtStart"])
-	fmt.Fprintln(w, "| # | what | pifs | raw | pi | ratio | target | |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	floors := slices.ContainsFunc(b.rows, func(r *row) bool { return len(r.Floor) > 0 })
+	if floors {
+		fmt.Fprintln(w, "floor: the same command on bench/floor, a FUSE server that serves the same names, sizes and link targets from memory and does nothing else (one thread, no OPEN); its ratio is against the same base as pifs's")
+		fmt.Fprintln(w)
+	}
+	if floors {
+		fmt.Fprintln(w, "| # | what | pifs | raw | pi | ratio | target | | floor | floor ratio |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	} else {
+		fmt.Fprintln(w, "| # | what | pifs | raw | pi | ratio | target | |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	}
 	for _, r := range b.rows {
 		if r.Skipped != "" {
 			fmt.Fprintf(w, "| %d | %s | skipped: %s | | | | %s | |\n", r.Fig, cell(r.What), r.Skipped, r.Target)
@@ -1279,7 +1421,15 @@ func (b *bench) print(w io.Writer) {
 				verdict = "**MISS**"
 			}
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Fig, cell(r.What), span(r.Pifs, r.Unit), span(r.Raw, r.Unit), span(r.Pi, r.Unit), ratio, r.Target, verdict)
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |", r.Fig, cell(r.What), span(r.Pifs, r.Unit), span(r.Raw, r.Unit), span(r.Pi, r.Unit), ratio, r.Target, verdict)
+		if floors {
+			fratio := ""
+			if r.FloorRatio != 0 {
+				fratio = fmt.Sprintf("%.2f× %s", r.FloorRatio, r.Vs)
+			}
+			fmt.Fprintf(w, " %s | %s |", span(r.Floor, r.Unit), fratio)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "\nNotes (pifs CPU and bytes read are medians over the runs):")
 	for _, r := range b.rows {
