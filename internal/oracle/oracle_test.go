@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,5 +152,20 @@ func TestParseViewUsage(t *testing.T) {
 	v, err = ParseView([]byte(`{"valid":true,"usage":{"input":null,"output":2,"cacheRead":0,"cacheWrite":0,"total":null,"cost":0},"errors":null}`))
 	if err != nil || v.Usage != nil || v.Errors == nil {
 		t.Fatalf("v=%+v err=%v", v, err)
+	}
+}
+
+// TestPiCLI runs pi's own CLI under the Node 22 the oracle installs: the
+// binary is Node 22, and pi names the pinned version.
+func TestPiCLI(t *testing.T) {
+	out, err := exec.Command(Node22(t), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "v22.") {
+		t.Fatalf("Node22 runs %q, want v22.*", out)
+	}
+	if v := strings.TrimSpace(string(Pi(t, NodeOptions{Env: []string{"PI_CODING_AGENT_DIR=" + t.TempDir()}}, "--version"))); v != Version {
+		t.Fatalf("pi --version = %q, want %s", v, Version)
 	}
 }
