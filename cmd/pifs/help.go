@@ -1,5 +1,9 @@
 package main
 
+// pifs.1 is made from docs/reference.md, the one reference; TestManPage
+// fails when they differ.
+//go:generate go run genman.go
+
 import (
 	"fmt"
 	"io"
