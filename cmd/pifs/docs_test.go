@@ -126,7 +126,7 @@ func manSection(t *testing.T, page, title string) string {
 	return rest
 }
 
-var codeSpan = regexp.MustCompile("`([^`]+)`")
+var codeSpan = regexp.MustCompile("`([^`\\n]+)`")
 
 // tableTags are the code spans of the first cell of each row of the
 // tables in a section; plain is the first cell when it holds none.
@@ -414,4 +414,101 @@ func TestSystemdUnit(t *testing.T) {
 	if out, err := exec.Command("systemd-analyze", "verify", "--man=no", path).CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
+}
+
+// TestDocsNameRealThings: every test, fuzz target and benchmark the docs
+// name exists, and so does every file of the repository they name (as a
+// `path/in/the/repo` with a top-level folder of the repository) or link
+// to, so that the docs follow when code moves.
+func TestDocsNameRealThings(t *testing.T) {
+	root := filepath.Join("..", "..")
+	funcs := map[string]bool{}
+	topDirs := map[string]bool{}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			topDirs[e.Name()] = true
+		}
+	}
+	funcRE := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)[A-Za-z0-9_]+)\(`)
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, "_test.go") {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range funcRE.FindAllStringSubmatch(string(b), -1) {
+				funcs[m[1]] = true
+			}
+		}
+		return nil
+	})
+	// Paths that git ignores (bench/out/) are made by running something.
+	var ignored []string
+	for _, l := range strings.Split(readDoc(t, filepath.Join(root, ".gitignore")), "\n") {
+		if strings.HasPrefix(l, "/") {
+			ignored = append(ignored, strings.TrimPrefix(l, "/"))
+		}
+	}
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	pages = append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md"))
+	nameRE := regexp.MustCompile(`\b(?:Test|Fuzz|Benchmark)[A-Z][A-Za-z0-9_]*`)
+	linkRE := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, page := range pages {
+		text := readDoc(t, page)
+		rel, _ := filepath.Rel(root, page)
+		for _, name := range nameRE.FindAllString(text, -1) {
+			if !funcs[name] {
+				t.Errorf("%s names %s, which no test file defines", rel, name)
+			}
+		}
+		for _, m := range linkRE.FindAllStringSubmatch(text, -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s links to %s: %v", rel, m[1], err)
+			}
+		}
+		if strings.HasSuffix(page, "reference.md") || strings.HasSuffix(page, "recipes.md") {
+			continue // their paths are the mount's
+		}
+		for _, m := range codeSpan.FindAllStringSubmatch(withoutFences(text), -1) {
+			p := m[1]
+			first, _, found := strings.Cut(p, "/")
+			if !found || !topDirs[first] || strings.ContainsAny(p, "<>*$~ …") ||
+				slices.ContainsFunc(ignored, func(g string) bool { return strings.HasPrefix(p, g) }) {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+				t.Errorf("%s names %s, which is not in the repository", rel, p)
+			}
+		}
+	}
+}
+
+// withoutFences is a Markdown page without its fenced code blocks.
+func withoutFences(md string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
