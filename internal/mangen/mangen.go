@@ -311,34 +311,41 @@ func lineStart(line string) string {
 }
 
 // inline converts code spans, strong and emphasis, and links, escaping
-// everything else.
+// everything else. Each closing mark is found in a table of where the next
+// one is, so that text full of unclosed marks takes linear time.
 func inline(s string) string {
+	next := newNexts(s)
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch {
 		case s[i] == '`':
-			if end := strings.IndexByte(s[i+1:], '`'); end >= 0 {
-				b.WriteString(`\fB` + escape(s[i+1:i+1+end], true) + `\fR`)
-				i += end + 2
+			if end := next.at(next.backtick, i+1); end >= 0 {
+				b.WriteString(`\fB` + escape(s[i+1:end], true) + `\fR`)
+				i = end + 1
 				continue
 			}
 		case strings.HasPrefix(s[i:], "**"):
-			if end := strings.Index(s[i+2:], "**"); end > 0 {
-				b.WriteString(`\fB` + strings.ReplaceAll(inline(s[i+2:i+2+end]), `\fR`, `\fB`) + `\fR`)
-				i += end + 4
+			if end := next.at(next.stars, i+2); end > i+2 {
+				b.WriteString(`\fB` + strings.ReplaceAll(inline(s[i+2:end]), `\fR`, `\fB`) + `\fR`)
+				i = end + 2
 				continue
 			}
 		case s[i] == '*' && i+1 < len(s) && s[i+1] != ' ':
-			if end := strings.IndexByte(s[i+1:], '*'); end > 0 {
-				b.WriteString(`\fI` + strings.ReplaceAll(inline(s[i+1:i+1+end]), `\fR`, `\fI`) + `\fR`)
-				i += end + 2
+			if end := next.at(next.star, i+1); end > i+1 {
+				b.WriteString(`\fI` + strings.ReplaceAll(inline(s[i+1:end]), `\fR`, `\fI`) + `\fR`)
+				i = end + 1
 				continue
 			}
 		case s[i] == '[':
-			if m := linkRE.FindStringSubmatch(s[i:]); m != nil {
-				b.WriteString(inline(m[1]))
-				i += len(m[0])
-				continue
+			// [text](target): text without ']', target without ')' or blanks.
+			if close := next.at(next.bracket, i+1); close > i+1 && close+1 < len(s) && s[close+1] == '(' {
+				if paren := next.at(next.paren, close+2); paren > close+2 {
+					if blank := next.at(next.blank, close+2); blank < 0 || blank > paren {
+						b.WriteString(inline(s[i+1 : close]))
+						i = paren + 1
+						continue
+					}
+				}
 			}
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -348,7 +355,49 @@ func inline(s string) string {
 	return b.String()
 }
 
-var linkRE = regexp.MustCompile(`^\[([^\]]+)\]\(([^)\s]+)\)`)
+// nexts tells, for each offset of a text, where the next of each mark is
+// (-1: none).
+type nexts struct {
+	backtick, stars, star, bracket, paren, blank []int
+}
+
+func newNexts(s string) nexts {
+	n := nexts{}
+	tables := []*[]int{&n.backtick, &n.stars, &n.star, &n.bracket, &n.paren, &n.blank}
+	for _, t := range tables {
+		*t = make([]int, len(s)+1)
+		(*t)[len(s)] = -1
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		for _, t := range tables {
+			(*t)[i] = (*t)[i+1]
+		}
+		switch s[i] {
+		case '`':
+			n.backtick[i] = i
+		case '*':
+			n.star[i] = i
+			if i+1 < len(s) && s[i+1] == '*' {
+				n.stars[i] = i
+			}
+		case ']':
+			n.bracket[i] = i
+		case ')':
+			n.paren[i] = i
+		case ' ', '\t', '\n', '\r', '\f':
+			n.blank[i] = i
+		}
+	}
+	return n
+}
+
+// at is table's entry for offset i, or -1 past the end.
+func (nexts) at(table []int, i int) int {
+	if i >= len(table) {
+		return -1
+	}
+	return table[i]
+}
 
 // escape makes text safe for roff: backslashes, and non-ASCII characters
 // as \[uXXXX]; in code, hyphens are minus signs so that flags copy as

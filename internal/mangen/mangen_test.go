@@ -1,7 +1,9 @@
 package mangen
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,4 +87,29 @@ func TestRefuses(t *testing.T) {
 			t.Errorf("%q: no error; made:\n%s", md, out)
 		}
 	}
+}
+
+// FuzzConvert: whatever the Markdown, Convert does not panic, and no text
+// of it becomes a roff request: every line that starts with a dot or an
+// apostrophe is one of the macros Convert writes itself.
+func FuzzConvert(f *testing.F) {
+	if ref, err := os.ReadFile("../../docs/reference.md"); err == nil {
+		f.Add(string(ref))
+	}
+	f.Add("# t(1)\n## A\n.x\n'y\n- .z\n  'w\n| .a | 'b | .c |\n|---|---|---|\n| .d | 'e | .f |\n```\n.g\n'h\n```\n### .i\n")
+	macros := []string{`.\"`, ".TH ", ".SH ", ".SS ", ".PP", ".TP", ".IP", ".RS ", ".RE", ".nf", ".fi"}
+	f.Fuzz(func(t *testing.T, md string) {
+		out, err := (Page{Source: "s", Generator: "g", Center: "c"}).Convert([]byte(md))
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if !strings.HasPrefix(line, ".") && !strings.HasPrefix(line, "'") {
+				continue
+			}
+			if !slices.ContainsFunc(macros, func(m string) bool { return strings.HasPrefix(line, m) }) {
+				t.Fatalf("a line of text became a request: %q\nfrom:\n%s", line, md)
+			}
+		}
+	})
 }
