@@ -336,9 +336,7 @@ func TestDocsMountOptions(t *testing.T) {
 	tags, _ := tableTags(mdSection(t, readDoc(t, referencePath), "Mount options"))
 	var documented []string
 	for _, row := range tags {
-		for _, span := range row {
-			documented = append(documented, span)
-		}
+		documented = append(documented, row...)
 	}
 	has := func(opt string) bool {
 		key, _, _ := strings.Cut(opt, "=")
