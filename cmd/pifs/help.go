@@ -1,5 +1,9 @@
 package main
 
+// pifs.1 is made from docs/reference.md, the one reference; a test
+// fails when they differ (TestManPageGenerated).
+//go:generate go run genman.go
+
 import (
 	"fmt"
 	"io"
@@ -8,7 +12,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit codes, as --help, the man page and the README list them.
+// Exit codes, as --help and docs/reference.md (and so the man page) list
+// them; TestDocsExitCodes finds every exit* constant here.
 const (
 	exitOK          = 0 // mounted and unmounted cleanly
 	exitError       = 1 // any other error while running
@@ -32,10 +37,12 @@ Flags:
 
 const helpTail = `
 Mount options (-o, comma-separated, as in fstab):
-  ro, allow_other, nonempty, debug, default_permissions, noatime, nosuid…;
-  pifs's own: cache_size=SIZE, log_file=FILE, pid_file=FILE, verbose,
-  foreground, sessions_dir=DIR; fstab-only ones (defaults, noauto, user,
-  _netdev, nofail, x-systemd.*) are ignored.
+  ro, allow_other, nonempty, debug, verbose, foreground, cache_size=SIZE,
+  log_file=FILE, pid_file=FILE, sessions_dir=DIR, poll=INTERVAL: as the
+  flags of the same name; default_permissions, noatime, nosuid, nodev,
+  noexec, max_read=N and the like go to the kernel; fstab-only ones
+  (defaults, noauto, user, _netdev, nofail, x-systemd.*) are ignored; any
+  other is refused.
 
 Examples:
   pifs ~/pi                                   # mount your sessions, foreground
@@ -60,7 +67,8 @@ Exit status:
   3  unusable mountpoint: missing, not a directory, not empty, already a
      mount, a dead mount that could not be cleared, or overlapping the
      sessions directory
-  4  sessions directory missing or not a directory
+  4  the sessions directory is not a directory (one that does not exist
+     yet is mounted empty), or could not be resolved
   5  the mount itself failed (fusermount3 or the kernel refused it)
 
 See man pifs for the layout of the mount and every control.
