@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/oracle"
-	"github.com/pifs/pifs/nodes"
 )
 
 // piEntry is what the model needs of one of pi's entries.
@@ -208,7 +208,7 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 	}
 	var want []string
 	for _, id := range p.ids {
-		want = append(want, nodes.EncodeName(id)+".json")
+		want = append(want, names.Encode(id)+".json")
 	}
 	sort.Strings(want)
 	if !reflect.DeepEqual(got, want) {
@@ -217,7 +217,7 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 	// The entry files are pi's entries.
 	for i := len(p.entries) - 1; i >= 0; i-- {
 		if id, ok := p.entries[i].ID.(string); ok {
-			if b := read("entries/" + nodes.EncodeName(id) + ".json"); !jsonEqual(b, p.v.Entries[i]) {
+			if b := read("entries/" + names.Encode(id) + ".json"); !jsonEqual(b, p.v.Entries[i]) {
 				d.add("entries/%s.json is not pi's entry:\n got %.300s\nwant %.300s", id, b, p.v.Entries[i])
 			}
 		}
@@ -232,7 +232,7 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 	}
 	want = nil
 	for _, tip := range p.tips {
-		want = append(want, nodes.EncodeName(tip))
+		want = append(want, names.Encode(tip))
 	}
 	sort.Strings(want)
 	if !reflect.DeepEqual(got, want) {
@@ -243,21 +243,21 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 		check = append(check, p.leaf)
 	}
 	for _, id := range check {
-		bdir := "branches/" + nodes.EncodeName(id)
+		bdir := "branches/" + names.Encode(id)
 		if ctx, ok := p.contextAt(id); ok {
 			if b := read(bdir + "/context.json"); !jsonEqual(b, ctx) {
 				d.add("%s/context.json differs from pi's context there", bdir)
 			}
 		}
-		names, err := readDirNames(filepath.Join(dir, bdir))
+		listed, err := readDirNames(filepath.Join(dir, bdir))
 		if err != nil {
 			d.add("%s: %v", bdir, err)
 		}
 		var path []string
 		for _, x := range p.v.Paths[id] {
-			path = append(path, nodes.EncodeName(fmt.Sprint(x)))
+			path = append(path, names.Encode(fmt.Sprint(x)))
 		}
-		if got := pathIDs(names); !reflect.DeepEqual(got, path) {
+		if got := pathIDs(listed); !reflect.DeepEqual(got, path) {
 			d.add("%s holds %v, pi's path %v", bdir, tail(got, 6), tail(path, 6))
 		}
 	}
@@ -278,7 +278,7 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 		if p.isRecord(id) && len(p.v.Children[id]) == 0 {
 			continue
 		}
-		want = append(want, nodes.EncodeName(id))
+		want = append(want, names.Encode(id))
 	}
 	sort.Strings(inTree)
 	sort.Strings(want)
@@ -287,11 +287,11 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 	}
 	// labels/.
 	links := map[string]string{}
-	names, err := readDirNames(filepath.Join(dir, "labels"))
+	labelNames, err := readDirNames(filepath.Join(dir, "labels"))
 	if err != nil {
 		d.add("labels/: %v", err)
 	}
-	for _, l := range names {
+	for _, l := range labelNames {
 		target, err := os.Readlink(filepath.Join(dir, "labels", l))
 		if err != nil {
 			d.add("labels/%s: %v", l, err)
@@ -301,7 +301,7 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 	}
 	wantLinks := map[string]string{}
 	for l, id := range p.labelNames {
-		wantLinks[nodes.EncodeName(id)] = nodes.EncodeName(l)
+		wantLinks[names.Encode(id)] = names.Encode(l)
 	}
 	if !reflect.DeepEqual(links, wantLinks) {
 		d.add("labels/ %v, pi's labels %v", links, wantLinks)

@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/nodes"
+	"github.com/pifs/pifs/internal/names"
 )
 
 var (
@@ -406,7 +406,7 @@ func (m *model) step() []string {
 			_, taken := p.labelNames[label]
 			m.log("%s: ln -s %s labels/%s", name, id, label)
 			before, _ := os.ReadFile(file)
-			err := os.Symlink(id, filepath.Join(dir, "labels", nodes.EncodeName(label)))
+			err := os.Symlink(id, filepath.Join(dir, "labels", names.Encode(label)))
 			m.count("label-set", err == nil)
 			switch {
 			case taken && !errors.Is(err, syscall.EEXIST):
@@ -429,7 +429,7 @@ func (m *model) step() []string {
 			label := m.pick(labels)
 			m.log("%s: rm labels/%s", name, label)
 			before, _ := os.ReadFile(file)
-			err := os.Remove(filepath.Join(dir, "labels", nodes.EncodeName(label)))
+			err := os.Remove(filepath.Join(dir, "labels", names.Encode(label)))
 			m.count("label-rm", err == nil)
 			if err != nil {
 				m.fail("rm labels/%s: %v", label, err)

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/oracle"
-	"github.com/pifs/pifs/nodes"
 )
 
 // decodeJSON decodes for comparison; numbers compare as float64.
@@ -71,7 +71,7 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 		listed = append(listed, e.Name())
 	}
 	for _, tip := range pi.Tips {
-		tips = append(tips, nodes.EncodeName(tip.(string)))
+		tips = append(tips, names.Encode(tip.(string)))
 	}
 	sort.Strings(tips)
 	if !reflect.DeepEqual(listed, tips) {
@@ -79,7 +79,7 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 	}
 	for _, tip := range pi.Tips {
 		id := tip.(string)
-		bdir := filepath.Join(dir, "branches", nodes.EncodeName(id))
+		bdir := filepath.Join(dir, "branches", names.Encode(id))
 		if !reflect.DeepEqual(decodeJSON(t, "branch context", readMount(t, filepath.Join(bdir, "context.json"))), decodeJSON(t, "pi", pi.Contexts[id])) {
 			t.Errorf("branches/%s/context.json differs from pi's context there", id)
 		}
@@ -103,7 +103,7 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 	}
 	// Any entry resolves under branches/, with pi's context for it.
 	for id, ctx := range pi.Contexts {
-		got := readMount(t, filepath.Join(dir, "branches", nodes.EncodeName(id), "context.json"))
+		got := readMount(t, filepath.Join(dir, "branches", names.Encode(id), "context.json"))
 		if !reflect.DeepEqual(decodeJSON(t, "ctx", got), decodeJSON(t, "pi", ctx)) {
 			t.Errorf("branches/%s/context.json (an interior entry) differs from pi", id)
 		}
@@ -144,7 +144,7 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 	for id, raw := range pi.Labels {
 		var s string
 		json.Unmarshal(raw, &s)
-		want[id] = nodes.EncodeName(s)
+		want[id] = names.Encode(s)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("labels/ %v, pi's labels %v", got, want)

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/pifs/pifs/internal/names"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -138,7 +139,7 @@ func (d *byCwdDir) lookup(name string) (child, error) {
 
 func (d *byCwdDir) sub(name string) child {
 	path := filepath.Join(d.path, name)
-	return child{name, syscall.S_IFDIR, inoOf(byCwdName, path), func() fs.InodeEmbedder { return newByCwdDir(d.r, path) }}
+	return child{name, syscall.S_IFDIR, names.Ino(byCwdName, path), func() fs.InodeEmbedder { return newByCwdDir(d.r, path) }}
 }
 
 func (d *byCwdDir) link(f *sessions.File) child {
@@ -148,7 +149,7 @@ func (d *byCwdDir) link(f *sessions.File) child {
 	}
 	target := strings.Repeat("../", depth) + f.Project + "/" + f.Name
 	mt := time.Unix(0, f.Sig.Mtime)
-	return child{f.Name, syscall.S_IFLNK, inoOf(byCwdName, d.path, f.Project, f.Name), func() fs.InodeEmbedder {
+	return child{f.Name, syscall.S_IFLNK, names.Ino(byCwdName, d.path, f.Project, f.Name), func() fs.InodeEmbedder {
 		return newFixedLink(d.r, target, mt)
 	}}
 }

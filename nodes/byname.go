@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/pifs/pifs/internal/names"
 	"syscall"
 	"time"
 
@@ -63,7 +64,7 @@ func (st *store) byName(project string, a *ahead) (map[string]*sessions.File, er
 	par.Each(len(unknown), func(i int) { unknown[i].SessionName() })
 	for _, f := range files {
 		if name, err := f.SessionName(); err == nil && name != "" {
-			c.names[EncodeName(name)] = f // later files are newer
+			c.names[names.Encode(name)] = f // later files are newer
 		}
 	}
 	st.mu.Lock()
@@ -103,7 +104,7 @@ func (d *byNameDir) lookup(name string) (child, error) {
 
 func (d *byNameDir) link(name string, f *sessions.File) child {
 	target, mt := "../"+f.Name, time.Unix(0, f.Sig.Mtime)
-	return child{name, syscall.S_IFLNK, inoOf("p", d.project, byNameName, name, f.Name), func() fs.InodeEmbedder {
+	return child{name, syscall.S_IFLNK, names.Ino("p", d.project, byNameName, name, f.Name), func() fs.InodeEmbedder {
 		return newFixedLink(d.r, target, mt)
 	}}
 }

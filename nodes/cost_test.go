@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"fmt"
+	"github.com/pifs/pifs/internal/names"
 	"io"
 	"log/slog"
 	"os"
@@ -69,7 +70,7 @@ func TestByIDLookupCost(t *testing.T) {
 }
 
 func mustDecode(t testing.TB, name string) string {
-	id, ok := decodeName(name)
+	id, ok := names.Decode(name)
 	if !ok {
 		t.Fatalf("%q does not decode", name)
 	}

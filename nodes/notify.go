@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/pifs/pifs/internal/names"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -46,7 +47,7 @@ func (r *Root) Apply(changes []sessions.Change) {
 			if byID := root.GetChild(byIDName); byID != nil {
 				for _, f := range []*sessions.File{c.Old, c.New} {
 					if f != nil {
-						forget(byID, EncodeName(f.Header.ID))
+						forget(byID, names.Encode(f.Header.ID))
 					}
 				}
 				touched[byID] = true

@@ -9,6 +9,7 @@ package nodes
 
 import (
 	"context"
+	"github.com/pifs/pifs/internal/names"
 	"log/slog"
 	"os"
 	"sync/atomic"
@@ -160,19 +161,19 @@ func (s rootSource) lookup(name string) (child, error) {
 }
 
 func (s rootSource) byID() child {
-	return child{byIDName, syscall.S_IFDIR, inoOf(byIDName), func() fs.InodeEmbedder { return newByIDDir(s.r) }}
+	return child{byIDName, syscall.S_IFDIR, names.Ino(byIDName), func() fs.InodeEmbedder { return newByIDDir(s.r) }}
 }
 
 func (s rootSource) byCwd() child {
-	return child{byCwdName, syscall.S_IFDIR, inoOf(byCwdName), func() fs.InodeEmbedder { return newByCwdDir(s.r, "/") }}
+	return child{byCwdName, syscall.S_IFDIR, names.Ino(byCwdName), func() fs.InodeEmbedder { return newByCwdDir(s.r, "/") }}
 }
 
 func (s rootSource) usage() child {
-	return child{usageName, syscall.S_IFDIR, inoOf(usageName), func() fs.InodeEmbedder { return newUsageDir(s.r, "") }}
+	return child{usageName, syscall.S_IFDIR, names.Ino(usageName), func() fs.InodeEmbedder { return newUsageDir(s.r, "") }}
 }
 
 func (s rootSource) newFile() child {
-	return child{newName, syscall.S_IFREG, inoOf(newName), func() fs.InodeEmbedder { return newNewFile(s.r, "") }}
+	return child{newName, syscall.S_IFREG, names.Ino(newName), func() fs.InodeEmbedder { return newNewFile(s.r, "") }}
 }
 
 // latest is listed while there is a project: where it points takes reading
@@ -183,11 +184,11 @@ func (s rootSource) latest() (child, error) {
 	}
 	// Its inode number stays while its target is not known: the watcher
 	// forgets the name on every change, so the kernel reads it again.
-	return child{latestName, syscall.S_IFLNK, inoOf(latestName), func() fs.InodeEmbedder { return newLatestLink(s.r, "") }}, nil
+	return child{latestName, syscall.S_IFLNK, names.Ino(latestName), func() fs.InodeEmbedder { return newLatestLink(s.r, "") }}, nil
 }
 
 func (s rootSource) project(p string) child {
-	return child{p, syscall.S_IFDIR, inoOf("p", p), func() fs.InodeEmbedder { return newProjectDir(s.r, p) }}
+	return child{p, syscall.S_IFDIR, names.Ino("p", p), func() fs.InodeEmbedder { return newProjectDir(s.r, p) }}
 }
 
 // projectDir is one folder of the sessions directory: its sessions, cwd and
@@ -244,11 +245,11 @@ func (d *projectDir) lookup(name string) (child, error) {
 }
 
 func (d *projectDir) byName() child {
-	return child{byNameName, syscall.S_IFDIR, inoOf("p", d.project, byNameName), func() fs.InodeEmbedder { return newByNameDir(d.r, d.project) }}
+	return child{byNameName, syscall.S_IFDIR, names.Ino("p", d.project, byNameName), func() fs.InodeEmbedder { return newByNameDir(d.r, d.project) }}
 }
 
 func (d *projectDir) usage() child {
-	return child{usageName, syscall.S_IFDIR, inoOf("p", d.project, usageName), func() fs.InodeEmbedder { return newUsageDir(d.r, d.project) }}
+	return child{usageName, syscall.S_IFDIR, names.Ino("p", d.project, usageName), func() fs.InodeEmbedder { return newUsageDir(d.r, d.project) }}
 }
 
 func (d *projectDir) latest() (child, error) {
@@ -256,19 +257,19 @@ func (d *projectDir) latest() (child, error) {
 	if !ok {
 		return child{}, ErrNotFound
 	}
-	return child{latestName, syscall.S_IFLNK, inoOf("p", d.project, latestName, f.Name), func() fs.InodeEmbedder { return newLatestLink(d.r, d.project) }}, nil
+	return child{latestName, syscall.S_IFLNK, names.Ino("p", d.project, latestName, f.Name), func() fs.InodeEmbedder { return newLatestLink(d.r, d.project) }}, nil
 }
 
 func (d *projectDir) cwd() child {
-	return child{cwdName, syscall.S_IFREG, inoOf("p", d.project, cwdName), func() fs.InodeEmbedder { return newCwdFile(d.r, d.project) }}
+	return child{cwdName, syscall.S_IFREG, names.Ino("p", d.project, cwdName), func() fs.InodeEmbedder { return newCwdFile(d.r, d.project) }}
 }
 
 func (d *projectDir) newFile() child {
-	return child{newName, syscall.S_IFREG, inoOf("p", d.project, newName), func() fs.InodeEmbedder { return newNewFile(d.r, d.project) }}
+	return child{newName, syscall.S_IFREG, names.Ino("p", d.project, newName), func() fs.InodeEmbedder { return newNewFile(d.r, d.project) }}
 }
 
 func (d *projectDir) session(name string) child {
-	return child{name, syscall.S_IFDIR, inoOf("s", d.project, name), func() fs.InodeEmbedder { return newSessionDir(d.r, d.project, name) }}
+	return child{name, syscall.S_IFDIR, names.Ino("s", d.project, name), func() fs.InodeEmbedder { return newSessionDir(d.r, d.project, name) }}
 }
 
 // cwdFile holds a project's working directory: the cwd of its newest
@@ -343,11 +344,11 @@ func (d *byIDDir) list() ([]child, error) {
 }
 
 func (d *byIDDir) lookup(name string) (child, error) {
-	id, ok := decodeName(name)
+	id, ok := names.Decode(name)
 	if !ok {
 		// A hashed name: compare with every session's spelling.
 		for _, f := range d.r.st.x.All() {
-			if EncodeName(f.Header.ID) == name {
+			if names.Encode(f.Header.ID) == name {
 				id, ok = f.Header.ID, true
 				break
 			}
@@ -356,14 +357,14 @@ func (d *byIDDir) lookup(name string) (child, error) {
 	if !ok {
 		return child{}, ErrNotFound
 	}
-	if _, found := d.r.st.sessionByID(id); !found || EncodeName(id) != name {
+	if _, found := d.r.st.sessionByID(id); !found || names.Encode(id) != name {
 		return child{}, ErrNotFound
 	}
 	return d.link(id), nil
 }
 
 func (d *byIDDir) link(id string) child {
-	return child{EncodeName(id), syscall.S_IFLNK, inoOf(byIDName, id), func() fs.InodeEmbedder { return newByIDLink(d.r, id) }}
+	return child{names.Encode(id), syscall.S_IFLNK, names.Ino(byIDName, id), func() fs.InodeEmbedder { return newByIDLink(d.r, id) }}
 }
 
 // byIDLink points at a session's folder: ../<project>/<session>.

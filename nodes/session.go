@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"errors"
+	"github.com/pifs/pifs/internal/names"
 	"os"
 	"syscall"
 	"time"
@@ -55,11 +56,11 @@ func (s sessionRef) leaf() (string, error) {
 	return leaf, err
 }
 
-// ino numbers a view of this session: inoOf("s", project, name, parts...).
-func (s sessionRef) ino(parts ...string) uint64 { return s.inoBase().with(parts...).ino() }
+// ino numbers a view of this session: names.Ino("s", project, name, parts...).
+func (s sessionRef) ino(parts ...string) uint64 { return s.inoBase().With(parts...).Ino() }
 
 // inoBase is the hash every view of this session starts with.
-func (s sessionRef) inoBase() inoHash { return inoSeed.with("s", s.project, s.name) }
+func (s sessionRef) inoBase() names.Hash { return names.Seed.With("s", s.project, s.name) }
 
 // render returns a rendering of the session, made once per version, and the
 // session's latest activity.
@@ -708,7 +709,7 @@ func (l *currentLink) target() (string, time.Time, error) {
 		return "", time.Time{}, ErrNotFound
 	}
 	mt, err := l.s.activity()
-	return branchesName + "/" + EncodeName(leaf), mt, err
+	return branchesName + "/" + names.Encode(leaf), mt, err
 }
 
 // The views whose size takes parsing or rendering the session.

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/pifs/pifs/internal/names"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -221,7 +222,7 @@ func (d *usageDir) lookup(name string) (child, error) {
 }
 
 func (d *usageDir) file(name string) child {
-	return child{name, syscall.S_IFREG, inoOf(usageName, d.project, name), func() fs.InodeEmbedder { return newUsageFile(d.r, d.project, name) }}
+	return child{name, syscall.S_IFREG, names.Ino(usageName, d.project, name), func() fs.InodeEmbedder { return newUsageFile(d.r, d.project, name) }}
 }
 
 // usageFile is one report of a usage folder.

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"github.com/pifs/pifs/internal/names"
 	"io"
 	"math"
 	"strconv"
@@ -91,27 +92,27 @@ func eachID(t *tree.Tree) func(fn func(string) bool) {
 
 // findID resolves a name spelled with room bytes left to an entry id.
 func findID(t *tree.Tree, name string, room int) (string, bool) {
-	return matchName(name, room, func(id string) bool { return t.Node(id) != nil }, eachID(t))
+	return names.Match(name, room, func(id string) bool { return t.Node(id) != nil }, eachID(t))
 }
 
 // entriesDir is entries/: every entry, one indented file each.
 type entriesDir struct {
 	dir
 	s   sessionRef
-	ino inoHash // what its files' numbers start with
+	ino names.Hash // what its files' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*entriesDir)(nil))
 
 func newEntriesDir(s sessionRef) *entriesDir {
-	d := &entriesDir{s: s, ino: s.inoBase().with(entriesName)}
+	d := &entriesDir{s: s, ino: s.inoBase().With(entriesName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
 
 func (d *entriesDir) mtime() (time.Time, error) { return d.s.activity() }
 
-func entryFileName(id string) string { return encodeName(id, len(jsonExt)) + jsonExt }
+func entryFileName(id string) string { return names.EncodeIn(id, len(jsonExt)) + jsonExt }
 
 func (d *entriesDir) list() ([]child, error) {
 	var out []child
@@ -175,7 +176,9 @@ func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats 
 // entries with one id (the later wins): an entry file's number changes
 // with the line it shows, so the pages the kernel keeps of the earlier one
 // are never served for it.
-func entryIno(base inoHash, e *sessions.Entry) uint64 { return base.with(e.ID).withInt(e.Offset).ino() }
+func entryIno(base names.Hash, e *sessions.Entry) uint64 {
+	return base.With(e.ID).WithInt(e.Offset).Ino()
+}
 
 // entryFile is one entry, indented. An entry never changes once written,
 // so the kernel may keep its pages.
@@ -297,13 +300,13 @@ func (s *entryStat) mtime(e *sessions.Entry) time.Time {
 type branchesDir struct {
 	dir
 	s   sessionRef
-	ino inoHash // what its folders' numbers start with
+	ino names.Hash // what its folders' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*branchesDir)(nil))
 
 func newBranchesDir(s sessionRef) *branchesDir {
-	d := &branchesDir{s: s, ino: s.inoBase().with(branchesName)}
+	d := &branchesDir{s: s, ino: s.inoBase().With(branchesName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -338,7 +341,7 @@ func (d *branchesDir) lookup(name string) (child, error) {
 
 func (d *branchesDir) branch(id string) child {
 	s := d.s
-	return child{EncodeName(id), syscall.S_IFDIR, d.ino.with(id).ino(), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
+	return child{names.Encode(id), syscall.S_IFDIR, d.ino.With(id).Ino(), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
 }
 
 // pathFileName names an entry by its position on the root→entry path, its
@@ -348,12 +351,9 @@ func pathFileName(pos int, e *sessions.Entry) string {
 	var buf [20]byte
 	num := strconv.AppendInt(buf[:0], int64(pos), 10)
 	pad := max(0, 4-len(num))
-	kind := escape(e.Kind())
-	if len(kind) > 32 || kind == "" {
-		kind = hashedName(e.Kind(), kind)
-	}
+	kind := names.EncodeIn(e.Kind(), names.MaxLen-32)
 	room := pad + len(num) + 1 + len(kind) + 1 + len(jsonExt)
-	id := encodeName(e.ID, room)
+	id := names.EncodeIn(e.ID, room)
 	var b strings.Builder
 	b.Grow(room + len(id))
 	b.WriteString("0000"[:pad])
@@ -385,13 +385,13 @@ type branchDir struct {
 	dir
 	s   sessionRef
 	id  string
-	ino inoHash // what its files' numbers start with
+	ino names.Hash // what its files' numbers start with
 }
 
 var _ = (fs.NodeLookuper)((*branchDir)(nil))
 
 func newBranchDir(s sessionRef, id string) *branchDir {
-	d := &branchDir{s: s, id: id, ino: s.inoBase().with(branchesName, id)}
+	d := &branchDir{s: s, id: id, ino: s.inoBase().With(branchesName, id)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -451,21 +451,21 @@ func (d *branchDir) lookup(name string) (child, error) {
 
 func (d *branchDir) context() child {
 	s, id := d.s, d.id
-	return child{contextName, syscall.S_IFREG, d.ino.with(contextName).ino(), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
+	return child{contextName, syscall.S_IFREG, d.ino.With(contextName).Ino(), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
 }
 
 func (d *branchDir) transcript() child {
 	s, id := d.s, d.id
-	return child{transcriptName, syscall.S_IFREG, d.ino.with(transcriptName).ino(), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
+	return child{transcriptName, syscall.S_IFREG, d.ino.With(transcriptName).Ino(), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
 }
 
 func (d *branchDir) html() child {
 	s, id := d.s, d.id
-	return child{htmlName, syscall.S_IFREG, d.ino.with(htmlName).ino(), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
+	return child{htmlName, syscall.S_IFREG, d.ino.With(htmlName).Ino(), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
 }
 
 func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
-	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.with(entriesName), e), e, stats)
+	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
 
 // segmentDir is tree/ (first == "") or one segment in it: a run of entries
@@ -475,13 +475,13 @@ type segmentDir struct {
 	dir
 	s     sessionRef
 	first string
-	ino   inoHash // what the numbers in tree/ start with
+	ino   names.Hash // what the numbers in tree/ start with
 }
 
 var _ = (fs.NodeLookuper)((*segmentDir)(nil))
 
 func newSegmentDir(s sessionRef, first string) *segmentDir {
-	d := &segmentDir{s: s, first: first, ino: s.inoBase().with(treeName)}
+	d := &segmentDir{s: s, first: first, ino: s.inoBase().With(treeName)}
 	d.dir = dir{r: s.r, src: d}
 	return d
 }
@@ -589,7 +589,7 @@ func (d *segmentDir) lookup(name string) (child, error) {
 			}
 		}
 		for _, n := range next {
-			if EncodeName(n.ID) == name {
+			if names.Encode(n.ID) == name {
 				c = d.sub(n.ID)
 				return nil
 			}
@@ -600,12 +600,12 @@ func (d *segmentDir) lookup(name string) (child, error) {
 }
 
 func (d *segmentDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
-	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.with(entriesName), e), e, stats)
+	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
 
 func (d *segmentDir) sub(id string) child {
 	s := d.s
-	return child{EncodeName(id), syscall.S_IFDIR, d.ino.with(id).ino(), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
+	return child{names.Encode(id), syscall.S_IFDIR, d.ino.With(id).Ino(), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
 }
 
 // labelsDir is labels/: one symlink per label to the labelled entry. When
@@ -630,17 +630,17 @@ func newLabelsDir(s sessionRef) *labelsDir {
 func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
 
 // labels returns the labels by name, the newest of a text first.
-func labels(t *tree.Tree) (names []string, texts map[string]string) {
+func labels(t *tree.Tree) (spelled []string, texts map[string]string) {
 	texts = map[string]string{}
 	for _, id := range t.LabelsNewestFirst() {
 		l, _ := t.Label(id)
-		name := EncodeName(l.Text)
+		name := names.Encode(l.Text)
 		if _, ok := texts[name]; !ok {
 			texts[name] = l.Text
-			names = append(names, name)
+			spelled = append(spelled, name)
 		}
 	}
-	return names, texts
+	return spelled, texts
 }
 
 func (d *labelsDir) list() ([]child, error) {
@@ -681,7 +681,7 @@ func (d *labelsDir) label(ss *session, name, text string) child {
 // Symlink labels an entry: `ln -s ID labels/NAME` (or a path ending in
 // ID.json) gives the entry the label NAME spells (pi's /label).
 func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	text, ok := decodeName(name)
+	text, ok := names.Decode(name)
 	if !ok {
 		err := refuse(ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
 		d.s.refused(err)

@@ -1,4 +1,4 @@
-package nodes
+package names
 
 import (
 	"strings"
@@ -18,30 +18,30 @@ func TestEncodeName(t *testing.T) {
 		".a.":    ".a.",
 		"é/ü":    "é%2Fü",
 	} {
-		if got := EncodeName(in); got != want {
-			t.Errorf("EncodeName(%q) = %q, want %q", in, got, want)
+		if got := Encode(in); got != want {
+			t.Errorf("Encode(%q) = %q, want %q", in, got, want)
 		}
-		if got, ok := decodeName(want); !ok || got != in {
-			t.Errorf("decodeName(%q) = %q, %v", want, got, ok)
+		if got, ok := Decode(want); !ok || got != in {
+			t.Errorf("Decode(%q) = %q, %v", want, got, ok)
 		}
 	}
 	for _, bad := range []string{"%2f", "%41", "%", "%2", "..", ".", "a%2E", "%2E.", "x%~0123"} {
-		if id, ok := decodeName(bad); ok {
-			t.Errorf("decodeName(%q) = %q, want no id", bad, id)
+		if id, ok := Decode(bad); ok {
+			t.Errorf("Decode(%q) = %q, want no id", bad, id)
 		}
 	}
 	long := strings.Repeat("é", 200)
-	n := EncodeName(long)
+	n := Encode(long)
 	if len(n) > 255 || !strings.Contains(n, "%~") || !strings.HasPrefix(n, strings.Repeat("é", 32)) {
 		t.Errorf("long name %q", n)
 	}
-	if got := encodeName(strings.Repeat("a", 251), 5); !isHashed(got) {
+	if got := EncodeIn(strings.Repeat("a", 251), 5); !isHashed(got) {
 		t.Errorf("251 bytes + .json not hashed: %q", got)
 	}
-	if got := encodeName(strings.Repeat("a", 250), 0); got != strings.Repeat("a", 250) {
+	if got := EncodeIn(strings.Repeat("a", 250), 0); got != strings.Repeat("a", 250) {
 		t.Errorf("250 bytes alone hashed")
 	}
-	if got := EncodeName(""); got == "" || !isHashed(got) {
+	if got := Encode(""); got == "" || !isHashed(got) {
 		t.Errorf("empty name %q", got)
 	}
 }
@@ -49,10 +49,10 @@ func TestEncodeName(t *testing.T) {
 // checkName checks that a spelling is a usable file name.
 func checkName(t *testing.T, s, name string, room int) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || len(name)+room > 255 {
-		t.Fatalf("EncodeName(%q) = %q: unusable", s, name)
+		t.Fatalf("Encode(%q) = %q: unusable", s, name)
 	}
 	if strings.Trim(name, ".") == "" {
-		t.Fatalf("EncodeName(%q) = %q: only dots", s, name)
+		t.Fatalf("Encode(%q) = %q: only dots", s, name)
 	}
 }
 
@@ -62,7 +62,7 @@ func FuzzEncodeName(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		for _, room := range []int{0, 5, 40} {
-			na, nb := encodeName(a, room), encodeName(b, room)
+			na, nb := EncodeIn(a, room), EncodeIn(b, room)
 			checkName(t, a, na, room)
 			// Injective: two ids never share a name.
 			if a != b && na == nb {
@@ -71,14 +71,14 @@ func FuzzEncodeName(f *testing.F) {
 			// A plain name decodes to its id; a hashed one is found by
 			// matching.
 			if !isHashed(na) {
-				if got, ok := decodeName(na); !ok || got != a {
-					t.Fatalf("decodeName(%q) = %q, %v; want %q", na, got, ok, a)
+				if got, ok := Decode(na); !ok || got != a {
+					t.Fatalf("Decode(%q) = %q, %v; want %q", na, got, ok, a)
 				}
 			}
-			got, ok := matchName(na, room, func(id string) bool { return id == a || id == b },
+			got, ok := Match(na, room, func(id string) bool { return id == a || id == b },
 				func(fn func(string) bool) { _ = fn(b) || fn(a) })
 			if a != "" && (!ok || got != a) {
-				t.Fatalf("matchName(%q) = %q, %v; want %q", na, got, ok, a)
+				t.Fatalf("Match(%q) = %q, %v; want %q", na, got, ok, a)
 			}
 		}
 	})

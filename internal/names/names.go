@@ -1,4 +1,7 @@
-package nodes
+// Package names spells ids and labels as file names, and numbers the
+// mount's files and folders: what a name or an inode number is depends only
+// on what it shows, the same in every mount.
+package names
 
 import (
 	"crypto/sha256"
@@ -25,23 +28,24 @@ import (
 // A "%~" name cannot appear otherwise (a '%' of the id is always "%25"), and
 // is resolved by comparing it with the spelling of the candidate ids.
 const (
-	maxNameLen   = 255
+	// MaxLen is the longest file name.
+	MaxLen       = 255
 	hashedPrefix = 64
 	hashMark     = "%~"
 )
 
-// encodeName spells s as a file name that leaves room bytes for what the
+// EncodeIn spells s as a file name that leaves room bytes for what the
 // containing file name adds (a suffix such as ".json").
-func encodeName(s string, room int) string {
+func EncodeIn(s string, room int) string {
 	e := escape(s)
-	if e != "" && len(e)+room <= maxNameLen {
+	if e != "" && len(e)+room <= MaxLen {
 		return e
 	}
 	return hashedName(s, e)
 }
 
-// EncodeName spells an id or label as a file name of its own.
-func EncodeName(s string) string { return encodeName(s, 0) }
+// Encode spells an id or label as a file name of its own.
+func Encode(s string) string { return EncodeIn(s, 0) }
 
 func escape(s string) string {
 	if s != "" && strings.Trim(s, ".") == "" {
@@ -83,9 +87,9 @@ func hashedName(s, escaped string) string {
 // isHashed tells that a name is the hashed spelling of a long or empty id.
 func isHashed(name string) bool { return strings.Contains(name, hashMark) }
 
-// decodeName returns the id a name spells, when it is the canonical,
+// Decode returns the id a name spells, when it is the canonical,
 // non-hashed spelling of one.
-func decodeName(name string) (string, bool) {
+func Decode(name string) (string, bool) {
 	if name == "" || isHashed(name) {
 		return "", false
 	}
@@ -125,20 +129,20 @@ func decodeName(name string) (string, bool) {
 	return s, true
 }
 
-// matchName resolves name, spelled with room bytes left, to one of the ids
+// Match resolves name, spelled with room bytes left, to one of the ids
 // given by each (which calls fn for every candidate until it returns true).
 // direct looks an id up by itself.
-func matchName(name string, room int, direct func(id string) bool, each func(fn func(id string) bool)) (string, bool) {
+func Match(name string, room int, direct func(id string) bool, each func(fn func(id string) bool)) (string, bool) {
 	if !isHashed(name) {
-		id, ok := decodeName(name)
-		if !ok || encodeName(id, room) != name || !direct(id) {
+		id, ok := Decode(name)
+		if !ok || EncodeIn(id, room) != name || !direct(id) {
 			return "", false
 		}
 		return id, true
 	}
 	var found string
 	each(func(id string) bool {
-		if encodeName(id, room) == name {
+		if EncodeIn(id, room) == name {
 			found = id
 			return true
 		}
