@@ -11,6 +11,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/view"
 )
 
 // This file holds what every folder, file and symlink of the mount shares.
@@ -32,7 +33,7 @@ type child struct {
 type dirSource interface {
 	// list returns the children; the order does not matter.
 	list() ([]child, error)
-	// lookup finds one child by name (ErrNotFound when there is none).
+	// lookup finds one child by name (view.ErrNotFound when there is none).
 	lookup(name string) (child, error)
 	// mtime is the folder's modification time.
 	mtime() (time.Time, error)
@@ -400,7 +401,7 @@ func (d *dir) Mknod(ctx context.Context, name string, mode uint32, dev uint32, o
 // sed -i and editors that save a new file and rename it over a control.
 func (d *dir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
 	if p, ok := d.src.(sessionPart); ok {
-		p.session().refused(refuse(ErrReadOnly, "%s: no file can be created in a session folder (sed -i and some editors save a new file and rename it over the old one); write to the control itself, e.g. echo NEW > name", name))
+		p.session().refused(refuse(view.ErrReadOnly, "%s: no file can be created in a session folder (sed -i and some editors save a new file and rename it over the old one); write to the control itself, e.g. echo NEW > name", name))
 	}
 	return nil, nil, 0, syscall.EROFS
 }
@@ -546,16 +547,16 @@ func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 // refused.
 func (f *file) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if !f.writable() {
-		return f.r.errno(ErrReadOnly)
+		return f.r.errno(view.ErrReadOnly)
 	}
 	_, mode := in.GetMode()
 	_, uid := in.GetUID()
 	_, gid := in.GetGID()
 	if mode || uid || gid {
-		return f.r.errno(ErrNotPermitted)
+		return f.r.errno(view.ErrNotPermitted)
 	}
 	if size, ok := in.GetSize(); ok && size != 0 {
-		return f.r.errno(ErrInvalid)
+		return f.r.errno(view.ErrInvalid)
 	}
 	return f.r.errno(f.fillAttr(&out.Attr))
 }
@@ -568,7 +569,7 @@ func wantsWrite(flags uint32) bool {
 func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if wantsWrite(flags) {
 		if !f.writable() {
-			return nil, 0, f.r.errno(ErrReadOnly)
+			return nil, 0, f.r.errno(view.ErrReadOnly)
 		}
 		// Direct I/O: every write(2) reaches the control as it was made,
 		// and reads are never served from a stale cache.

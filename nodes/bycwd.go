@@ -1,14 +1,15 @@
 package nodes
 
 import (
-	"github.com/pifs/pifs/internal/names"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/view"
 )
 
 // cwdTree is the store's sessions by working directory: a folder per path
@@ -93,7 +94,7 @@ func newByCwdDir(r *Root, path string) *byCwdDir {
 func (d *byCwdDir) node() (*cwdNode, error) {
 	n := d.r.st.cwds().nodes[d.path]
 	if n == nil {
-		return nil, ErrNotFound
+		return nil, view.ErrNotFound
 	}
 	return n, nil
 }
@@ -134,7 +135,7 @@ func (d *byCwdDir) lookup(name string) (child, error) {
 	if f := n.sessions[name]; f != nil {
 		return d.link(f), nil
 	}
-	return child{}, ErrNotFound
+	return child{}, view.ErrNotFound
 }
 
 func (d *byCwdDir) sub(name string) child {

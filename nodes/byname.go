@@ -1,13 +1,14 @@
 package nodes
 
 import (
-	"github.com/pifs/pifs/internal/names"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/view"
 )
 
 // byNameDir is a project's by-name/: one symlink per session name (pi's
@@ -97,7 +98,7 @@ func (d *byNameDir) lookup(name string) (child, error) {
 	}
 	f := names[name]
 	if f == nil {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	return d.link(name, f), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
+	"github.com/pifs/pifs/view"
 )
 
 // The commands of each control: what one line means is tree's (pi's
@@ -125,10 +126,10 @@ func (r *Root) sessionID(id string, taken map[string]bool) (string, error) {
 		return sessions.NewSessionID(), nil
 	}
 	if err := sessions.ValidSessionID(id); err != nil {
-		return "", refuse(ErrInvalid, `%v; or leave "id" out for a new one`, err)
+		return "", refuse(view.ErrInvalid, `%v; or leave "id" out for a new one`, err)
 	}
 	if _, found := r.st.sessionByID(id); found || taken[id] {
-		return "", refuse(ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
+		return "", refuse(view.ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
 	}
 	taken[id] = true
 	return id, nil
@@ -141,7 +142,7 @@ func (c forkControl) refused(err error) { c.s.refused(err) }
 
 func (c forkControl) run(_ any, lines [][]byte) ([]byte, error) {
 	if c.s.r.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return nil, view.ErrReadOnly
 	}
 	var plans []newSession
 	err := c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
@@ -165,7 +166,7 @@ func (c forkControl) run(_ any, lines [][]byte) ([]byte, error) {
 // entry), an empty line (the whole session, pi's --fork), or
 // {"from","cwd","id","name"}.
 func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newSession, error) {
-	req, err := tree.ParseForkLine(line)
+	req, err := view.ParseForkLine(line)
 	if err != nil {
 		return newSession{}, err
 	}
@@ -187,7 +188,7 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 	} else {
 		at, ok := resolveRef(ss.tree, nil, req.From)
 		if !ok {
-			return newSession{}, refuse(ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
+			return newSession{}, refuse(view.ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
 		}
 		if out, err = ss.tree.BranchedLines(at, id, ts, cwd, ss.path); err != nil {
 			return newSession{}, err
@@ -218,7 +219,7 @@ func (c newControl) refused(err error) {
 
 func (c newControl) run(_ any, lines [][]byte) ([]byte, error) {
 	if c.r.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return nil, view.ErrReadOnly
 	}
 	var plans []newSession
 	taken := map[string]bool{}
@@ -233,7 +234,7 @@ func (c newControl) run(_ any, lines [][]byte) ([]byte, error) {
 }
 
 func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error) {
-	so, err := tree.ParseNewLine(line, c.project != "")
+	so, err := view.ParseNewLine(line, c.project != "")
 	if err != nil {
 		return newSession{}, err
 	}
@@ -243,7 +244,7 @@ func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error)
 			return newSession{}, err
 		}
 		if cwd == "" {
-			return newSession{}, refuse(ErrInvalid, `no session of this project names its working directory; write the directory to the new file at the mount root instead`)
+			return newSession{}, refuse(view.ErrInvalid, `no session of this project names its working directory; write the directory to the new file at the mount root instead`)
 		}
 		so.Cwd = cwd
 	}

@@ -3,7 +3,6 @@ package nodes
 import (
 	"context"
 	"fmt"
-	"github.com/pifs/pifs/internal/names"
 	"io"
 	"log/slog"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/usage"
 )
 

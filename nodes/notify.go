@@ -1,10 +1,10 @@
 package nodes
 
 import (
-	"github.com/pifs/pifs/internal/names"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
 )
 

@@ -9,7 +9,8 @@ package nodes
 
 import (
 	"context"
-	"github.com/pifs/pifs/internal/names"
+	"errors"
+	iofs "io/fs"
 	"log/slog"
 	"os"
 	"sync/atomic"
@@ -18,7 +19,9 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/view"
 )
 
 // Names the mount gives to its own files.
@@ -121,7 +124,7 @@ func (r *Root) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 func dirMtime(path string) (time.Time, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return time.Time{}, ErrNotFound
+		return time.Time{}, view.ErrNotFound
 	}
 	return fi.ModTime(), nil
 }
@@ -155,7 +158,7 @@ func (s rootSource) lookup(name string) (child, error) {
 		return s.usage(), nil
 	}
 	if !s.r.st.hasProject(name) {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	return s.project(name), nil
 }
@@ -180,7 +183,7 @@ func (s rootSource) newFile() child {
 // every project, which only readlink does.
 func (s rootSource) latest() (child, error) {
 	if len(s.r.st.projects()) == 0 {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	// Its inode number stays while its target is not known: the watcher
 	// forgets the name on every change, so the kernel reads it again.
@@ -255,7 +258,7 @@ func (d *projectDir) usage() child {
 func (d *projectDir) latest() (child, error) {
 	f, ok := d.r.st.latest(d.project)
 	if !ok {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	return child{latestName, syscall.S_IFLNK, names.Ino("p", d.project, latestName, f.Name), func() fs.InodeEmbedder { return newLatestLink(d.r, d.project) }}, nil
 }
@@ -355,10 +358,10 @@ func (d *byIDDir) lookup(name string) (child, error) {
 		}
 	}
 	if !ok {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	if _, found := d.r.st.sessionByID(id); !found || names.Encode(id) != name {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	return d.link(id), nil
 }
@@ -384,7 +387,7 @@ func newByIDLink(r *Root, id string) *byIDLink {
 func (l *byIDLink) target() (string, time.Time, error) {
 	f, ok := l.r.st.sessionByID(l.id)
 	if !ok {
-		return "", time.Time{}, ErrNotFound
+		return "", time.Time{}, view.ErrNotFound
 	}
 	return "../" + f.Project + "/" + f.Name, time.Unix(0, f.Sig.Mtime), nil
 }
@@ -405,7 +408,7 @@ func newLatestLink(r *Root, project string) *latestLink {
 func (l *latestLink) target() (string, time.Time, error) {
 	f, ok := l.r.st.latest(l.project)
 	if !ok {
-		return "", time.Time{}, ErrNotFound
+		return "", time.Time{}, view.ErrNotFound
 	}
 	mt := time.Unix(0, f.Sig.Mtime)
 	if l.project != "" {
@@ -440,4 +443,51 @@ func (r *Root) SetWalkTimes(gap, hold time.Duration) {
 	r.walk.mu.Lock()
 	defer r.walk.mu.Unlock()
 	r.walk.gap, r.walk.hold = gap, hold
+}
+
+// toErrno maps err to an errno: the kind of error the view says it is; an
+// error from the OS gives its own errno (ENOSPC, EDQUOT, EACCES, EIO reach
+// the caller as themselves); anything else becomes EIO (Root.errno logs
+// it).
+func toErrno(err error) syscall.Errno {
+	if err == nil {
+		return 0
+	}
+	switch view.Kind(err) {
+	case view.ErrNotFound:
+		return syscall.ENOENT
+	case view.ErrReadOnly:
+		return syscall.EROFS
+	case view.ErrInvalid:
+		return syscall.EINVAL
+	case view.ErrNotDir:
+		return syscall.ENOTDIR
+	case view.ErrExists:
+		return syscall.EEXIST
+	case view.ErrBusy:
+		return syscall.EBUSY
+	case view.ErrTooLong:
+		return syscall.EFBIG
+	case view.ErrNotPermitted:
+		return syscall.EPERM
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) && errno != 0 {
+		return errno
+	}
+	if errors.Is(err, iofs.ErrPermission) {
+		return syscall.EACCES
+	}
+	return syscall.EIO
+}
+
+// errno is toErrno for a handler of this mount: an error that has no errno
+// of its own is logged, since the caller only sees EIO.
+func (r *Root) errno(err error) syscall.Errno {
+	e := toErrno(err)
+	var os syscall.Errno
+	if e == syscall.EIO && !errors.As(err, &os) {
+		r.log.Error("unexpected error, answered EIO: " + err.Error())
+	}
+	return e
 }

@@ -3,16 +3,17 @@ package nodes
 import (
 	"context"
 	"errors"
-	"github.com/pifs/pifs/internal/names"
 	"os"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
+	"github.com/pifs/pifs/view"
 )
 
 // sessionRef names one session of the store; nodes inside a session folder
@@ -229,7 +230,7 @@ func (d *sessionDir) list() ([]child, error) {
 	out := make([]child, 0, len(sessionFiles))
 	for _, e := range sessionFiles {
 		c, err := d.lookup(e.name)
-		if errors.Is(err, ErrNotFound) && e.name == currentName {
+		if errors.Is(err, view.ErrNotFound) && e.name == currentName {
 			continue
 		}
 		if err != nil {
@@ -253,7 +254,7 @@ func (d *sessionDir) lookup(name string) (child, error) {
 				return child{}, err
 			}
 			if leaf == "" {
-				return child{}, ErrNotFound
+				return child{}, view.ErrNotFound
 			}
 			// A new leaf is a new link to the kernel, which keeps
 			// link targets.
@@ -262,7 +263,7 @@ func (d *sessionDir) lookup(name string) (child, error) {
 		make := e.make
 		return child{name, e.mode, ino, func() fs.InodeEmbedder { return make(s) }}, nil
 	}
-	return child{}, ErrNotFound
+	return child{}, view.ErrNotFound
 }
 
 // sessionFile is session.jsonl: the file on disk, byte for byte, read
@@ -523,7 +524,7 @@ func (f *transcriptFile) start() ([]byte, any, error) {
 	var data []byte
 	err := f.s.with(func(ss *session) error {
 		if f.branch && ss.tree.Node(f.at) == nil {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		st = followed{ss.file, ss.tree, f.path(ss)}
 		return nil
@@ -706,7 +707,7 @@ func (l *currentLink) target() (string, time.Time, error) {
 		return "", time.Time{}, err
 	}
 	if leaf == "" {
-		return "", time.Time{}, ErrNotFound
+		return "", time.Time{}, view.ErrNotFound
 	}
 	mt, err := l.s.activity()
 	return branchesName + "/" + names.Encode(leaf), mt, err

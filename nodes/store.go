@@ -12,6 +12,7 @@ import (
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
+	"github.com/pifs/pifs/view"
 )
 
 // store is the sessions directory as the mount sees it: the index of
@@ -102,11 +103,11 @@ func (st *store) hasProject(project string) bool {
 // sessionFiles lists a project's sessions, sorted by name.
 func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 	if !validProject(project) {
-		return nil, ErrNotFound
+		return nil, view.ErrNotFound
 	}
 	all, err := st.x.Sessions(project)
 	if err != nil {
-		return nil, ErrNotFound
+		return nil, view.ErrNotFound
 	}
 	out := make([]*sessions.File, 0, len(all))
 	for _, f := range all {
@@ -120,11 +121,11 @@ func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 // meta returns the index's current version of a session file.
 func (st *store) meta(project, name string) (*sessions.File, error) {
 	if !validProject(project) || !validSessionName(name) {
-		return nil, ErrNotFound
+		return nil, view.ErrNotFound
 	}
 	f, err := st.x.Lookup(project, name)
 	if errors.Is(err, iofs.ErrNotExist) {
-		return nil, ErrNotFound
+		return nil, view.ErrNotFound
 	}
 	return f, err // a file that is there but cannot be read says why
 }
@@ -278,7 +279,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		}
 		if s.log.Header == nil {
 			s.log = nil
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		switch {
 		case reset || len(s.log.Entries) < n:

@@ -1,16 +1,17 @@
 package nodes
 
 import (
-	"github.com/pifs/pifs/internal/names"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/usage"
+	"github.com/pifs/pifs/view"
 )
 
 // usageCache holds what the usage reports need of each session, kept per
@@ -218,7 +219,7 @@ func (d *usageDir) lookup(name string) (child, error) {
 			return d.file(name), nil
 		}
 	}
-	return child{}, ErrNotFound
+	return child{}, view.ErrNotFound
 }
 
 func (d *usageDir) file(name string) child {
@@ -251,7 +252,7 @@ func (f *usageFile) content() ([]byte, time.Time, error) {
 	}
 	data, ok := rep.File(f.name, time.Now())
 	if !ok {
-		return nil, time.Time{}, ErrNotFound
+		return nil, time.Time{}, view.ErrNotFound
 	}
 	t := mt[f.project]
 	if t.IsZero() {

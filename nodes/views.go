@@ -2,7 +2,6 @@ package nodes
 
 import (
 	"context"
-	"github.com/pifs/pifs/internal/names"
 	"io"
 	"math"
 	"strconv"
@@ -14,9 +13,11 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
+	"github.com/pifs/pifs/view"
 )
 
 func isEOF(err error) bool { return err == io.EOF }
@@ -35,7 +36,7 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLe
 	err := s.with(func(ss *session) error {
 		n := ss.tree.Node(id)
 		if n == nil {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		if leaf := ss.tree.Leaf(); len(atLeaf) > 0 && leaf == n.Entry {
 			key = atLeaf[0]
@@ -61,7 +62,7 @@ func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, 
 	err := s.with(func(ss *session) error {
 		node := ss.tree.Node(id)
 		if node == nil {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		if ss.tree.Leaf() == node.Entry {
 			key = atLeaf
@@ -141,13 +142,13 @@ func (d *entriesDir) list() ([]child, error) {
 func (d *entriesDir) lookup(name string) (child, error) {
 	base, ok := strings.CutSuffix(name, jsonExt)
 	if !ok {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	var c child
 	err := d.s.with(func(ss *session) error {
 		id, ok := findID(ss.tree, base, len(jsonExt))
 		if !ok {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		c = d.entry(ss.tree.Node(id).Entry, entryStatsOf(d.r.st, ss))
 		return nil
@@ -216,7 +217,7 @@ func (f *entryFile) size() (int64, time.Time, error) {
 		err = f.s.with(func(ss *session) error {
 			node := ss.tree.Node(f.id)
 			if node == nil {
-				return ErrNotFound
+				return view.ErrNotFound
 			}
 			st := entryStatsOf(f.s.r.st, ss).of(node.Entry)
 			n, mt = st.size(node.Entry), st.mtime(node.Entry)
@@ -329,7 +330,7 @@ func (d *branchesDir) lookup(name string) (child, error) {
 	err := d.s.with(func(ss *session) error {
 		var ok bool
 		if id, ok = findID(ss.tree, name, 0); !ok {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		return nil
 	})
@@ -413,7 +414,7 @@ func (d *branchDir) list() ([]child, error) {
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.r.st, ss, d.id)
 		if len(path) == 0 {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		stats := entryStatsOf(d.r.st, ss)
 		for i, e := range path {
@@ -435,13 +436,13 @@ func (d *branchDir) lookup(name string) (child, error) {
 	}
 	pos, ok := namePos(name)
 	if !ok {
-		return child{}, ErrNotFound
+		return child{}, view.ErrNotFound
 	}
 	var c child
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.r.st, ss, d.id)
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		c = d.entry(pos, path[pos-1], entryStatsOf(d.r.st, ss))
 		return nil
@@ -527,7 +528,7 @@ func segmentTable(st *store, ss *session) map[string]*segInfo {
 func (d *segmentDir) segment(st *store, ss *session) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
 	info := segmentTable(st, ss)[d.first]
 	if info == nil {
-		return nil, 0, nil, ErrNotFound
+		return nil, 0, nil, view.ErrNotFound
 	}
 	return info.nodes, info.pos, info.next, nil
 }
@@ -594,7 +595,7 @@ func (d *segmentDir) lookup(name string) (child, error) {
 				return nil
 			}
 		}
-		return ErrNotFound
+		return view.ErrNotFound
 	})
 	return c, err
 }
@@ -661,7 +662,7 @@ func (d *labelsDir) lookup(name string) (child, error) {
 		_, texts := labels(ss.tree)
 		text, ok := texts[name]
 		if !ok {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		c = d.label(ss, name, text)
 		return nil
@@ -683,14 +684,14 @@ func (d *labelsDir) label(ss *session, name, text string) child {
 func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	text, ok := names.Decode(name)
 	if !ok {
-		err := refuse(ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
+		err := refuse(view.ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
 		d.s.refused(err)
 		return nil, d.r.errno(err)
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		id, ok := resolveRef(ss.tree, b, target)
 		if !ok {
-			return refuse(ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
+			return refuse(view.ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
 		}
 		_, err := b.Label(id, text)
 		return err
@@ -710,7 +711,7 @@ func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.
 // carries it, so that the name goes away.
 func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	if d.r.removals.removing(ctx, d.s) {
-		err := refuse(ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
+		err := refuse(view.ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
 		d.s.refused(err)
 		return d.r.errno(err)
 	}
@@ -718,7 +719,7 @@ func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
 		_, texts := labels(ss.tree)
 		text, ok := texts[name]
 		if !ok {
-			return refuse(ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)
+			return refuse(view.ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)
 		}
 		for _, id := range ss.tree.LabelOrder() {
 			if l, _ := ss.tree.Label(id); l.Text == text {
@@ -754,7 +755,7 @@ func (l *labelLink) target() (string, time.Time, error) {
 	err := l.s.with(func(ss *session) error {
 		id, ok := ss.tree.LabelTarget(l.text)
 		if !ok {
-			return ErrNotFound
+			return view.ErrNotFound
 		}
 		lab, _ := ss.tree.Label(id)
 		target = "../" + entriesName + "/" + entryFileName(id)

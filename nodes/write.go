@@ -14,6 +14,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
+	"github.com/pifs/pifs/view"
 )
 
 // How writes work (SPEC.md, "Writes").
@@ -105,12 +106,12 @@ func (h *controlHandle) Write(ctx context.Context, data []byte, off int64) (uint
 		return 0, h.refuseLater()
 	}
 	if h.size+len(data) > maxTxn {
-		return 0, h.fail(refuse(ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", h.f.name(), maxTxn>>20))
+		return 0, h.fail(refuse(view.ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", h.f.name(), maxTxn>>20))
 	}
 	end := bytes.LastIndexByte(data, '\n')
 	rest := data[end+1:]
 	if len(rest) > maxLine || (end < 0 && len(h.pending)+len(data) > maxLine) {
-		return 0, h.fail(&refusal{ErrTooLong, fmt.Sprintf("%s: a line is longer than %d MiB; write shorter lines", h.f.name(), maxLine>>20)})
+		return 0, h.fail(&refusal{view.ErrTooLong, fmt.Sprintf("%s: a line is longer than %d MiB; write shorter lines", h.f.name(), maxLine>>20)})
 	}
 	h.size += len(data)
 	if end < 0 {
@@ -286,7 +287,7 @@ func (s sessionRef) refused(err error) {
 // nothing, not even the version.
 func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error {
 	if s.r.opts.ReadOnly {
-		return ErrReadOnly
+		return view.ErrReadOnly
 	}
 	return s.r.st.withFreshSession(s.project, s.name, func(ss *session) error {
 		for retried := false; ; retried = true {
@@ -301,7 +302,7 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 				err := sessions.MigrateFile(ss.log)
 				if errors.Is(err, sessions.ErrChanged) {
 					if retried {
-						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
+						return refuse(view.ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
 					}
 					if err := s.r.st.reread(ss); err != nil {
 						return err
@@ -384,7 +385,7 @@ func (c sessionControl[P]) build(ss *session, b *tree.Builder, first int, prepar
 // for run, which builds them all again.
 func (c sessionControl[P]) check(state any, first int, lines [][]byte) (any, error) {
 	if c.s.r.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return nil, view.ErrReadOnly
 	}
 	prepared, err := c.prepareAll(first, lines)
 	if err != nil {
@@ -426,7 +427,7 @@ func (c sessionControl[P]) refused(err error) { c.s.refused(err) }
 // session ids they take), creating nothing.
 func (c forkControl) check(state any, first int, lines [][]byte) (any, error) {
 	if c.s.r.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return nil, view.ErrReadOnly
 	}
 	taken, _ := state.(map[string]bool)
 	if taken == nil {
@@ -447,7 +448,7 @@ func (c forkControl) check(state any, first int, lines [][]byte) (any, error) {
 // creating nothing.
 func (c newControl) check(state any, first int, lines [][]byte) (any, error) {
 	if c.r.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return nil, view.ErrReadOnly
 	}
 	taken, _ := state.(map[string]bool)
 	if taken == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
+	"github.com/pifs/pifs/view"
 )
 
 // The write path without a kernel: the migration of a version 1 session
@@ -100,8 +101,8 @@ func TestMigrationBusy(t *testing.T) {
 		t.Error("a refused migration changed what was there")
 	}
 	// A refused batch never migrates.
-	err = s.change(func(ss *session, b *tree.Builder) error { return refuse(ErrInvalid, "no") })
-	if !errors.Is(err, ErrInvalid) {
+	err = s.change(func(ss *session, b *tree.Builder) error { return refuse(view.ErrInvalid, "no") })
+	if !errors.Is(err, view.ErrInvalid) {
 		t.Fatal(err)
 	}
 	if l, _ := sessions.Open(path); !l.Migrated {

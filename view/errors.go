@@ -1,16 +1,17 @@
-package nodes
+package view
 
 import (
 	"errors"
+	"fmt"
 	iofs "io/fs"
-	"syscall"
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
 
-// The errors nodes report. Every error a handler returns goes through
-// toErrno, the one place that turns errors into errno values.
+// The errors the view reports. Kind sorts any error a view returns into
+// one of them, so that the layer that answers the kernel maps each to an
+// errno in one place.
 var (
 	ErrNotFound = errors.New("no such file or directory")
 	ErrReadOnly = errors.New("read-only file system")
@@ -27,49 +28,33 @@ var (
 	ErrNotPermitted = errors.New("operation not permitted")
 )
 
-// toErrno maps err to an errno with errors.Is over the sentinel errors; an
-// error from the OS gives its own errno (ENOSPC, EDQUOT, EACCES, EIO reach
-// the caller as themselves); anything else becomes EIO (Root.errno logs
-// it).
-func toErrno(err error) syscall.Errno {
-	var errno syscall.Errno
+// Kind is the sentinel error of this package that err is of, also for the
+// errors of the packages below (a missing file, a file that is no session,
+// an entry the tree does not have, a line it refuses); nil for any other
+// error, such as one from the OS, whose errno says what it is.
+func Kind(err error) error {
 	switch {
 	case err == nil:
-		return 0
+		return nil
 	case errors.Is(err, ErrNotFound), errors.Is(err, iofs.ErrNotExist), errors.Is(err, sessions.ErrNotSession),
 		errors.Is(err, tree.ErrNotFound):
-		return syscall.ENOENT
+		return ErrNotFound
 	case errors.Is(err, ErrReadOnly):
-		return syscall.EROFS
+		return ErrReadOnly
 	case errors.Is(err, ErrInvalid), errors.Is(err, tree.ErrInvalid):
-		return syscall.EINVAL
+		return ErrInvalid
 	case errors.Is(err, ErrNotDir):
-		return syscall.ENOTDIR
+		return ErrNotDir
 	case errors.Is(err, ErrExists), errors.Is(err, iofs.ErrExist):
-		return syscall.EEXIST
+		return ErrExists
 	case errors.Is(err, ErrBusy):
-		return syscall.EBUSY
+		return ErrBusy
 	case errors.Is(err, ErrTooLong):
-		return syscall.EFBIG
+		return ErrTooLong
 	case errors.Is(err, ErrNotPermitted):
-		return syscall.EPERM
-	case errors.As(err, &errno) && errno != 0:
-		return errno
-	case errors.Is(err, iofs.ErrPermission):
-		return syscall.EACCES
+		return ErrNotPermitted
 	}
-	return syscall.EIO
-}
-
-// errno is toErrno for a handler of this mount: an error that has no errno
-// of its own is logged, since the caller only sees EIO.
-func (r *Root) errno(err error) syscall.Errno {
-	e := toErrno(err)
-	var os syscall.Errno
-	if e == syscall.EIO && !errors.As(err, &os) {
-		r.log.Error("unexpected error, answered EIO: " + err.Error())
-	}
-	return e
+	return nil
 }
 
 // refusal is a refused write: the sentence that says why and what to do
@@ -82,3 +67,8 @@ type refusal struct {
 
 func (e *refusal) Error() string { return e.msg }
 func (e *refusal) Unwrap() error { return e.kind }
+
+// refuse makes a refusal; format must say what is wrong and what to do.
+func refuse(kind error, format string, args ...any) error {
+	return &refusal{kind, fmt.Sprintf(format, args...)}
+}
