@@ -19,6 +19,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/nodes"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/view"
 )
 
 // Name is the file system's name and type, as mount and df -T show it.
@@ -59,6 +60,9 @@ type Options struct {
 	Logger       *slog.Logger
 	// Parsed, when set, is told the size of each session file parsed.
 	Parsed func(size int64)
+	// WalkGap and WalkHold time the guess that a walk is listing (see
+	// view.Options); zero for the defaults.
+	WalkGap, WalkHold time.Duration
 }
 
 // DefaultCacheBytes is the default memory budget of a mount.
@@ -69,6 +73,7 @@ type FS struct {
 	Mountpoint string
 	server     *fuse.Server
 	dirs       *noOpendir
+	view       *view.View
 	root       *nodes.Root
 	watcher    *sessions.Watcher
 	logger     *slog.Logger
@@ -224,11 +229,13 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, err
 	}
 	o.SessionsDir = store
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger, Parsed: o.Parsed})
-	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
+	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes,
+		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold})
+	root := nodes.NewRoot(v, o.Logger)
+	f := &FS{Mountpoint: mountpoint, view: v, root: root, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
-	f.watcher = root.Index().Watch(sessions.WatchOptions{
+	f.watcher = v.Index().Watch(sessions.WatchOptions{
 		Poll:    o.PollInterval,
 		OnError: func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
 	}, f.apply)
@@ -245,7 +252,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	f.mounted.Store(true)
 	f.stop = make(chan struct{})
 	go f.deliver()
-	root.Notifying()
+	v.Notifying()
 	if missing {
 		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
 	}
@@ -287,7 +294,8 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			DisableXAttrs: true,
 			// READDIRPLUS: a listing looks up every name it gives, in
 			// one request per batch; the views whose size takes a render
-			// answer those lookups without it (see nodes.lazySizer).
+			// answer those lookups without it when their size is not
+			// known (see view.KnownAttr).
 			DisableReadDirPlus: o.noReadDirPlus,
 			// Symlink targets are kept by the kernel: a link whose target
 			// changes (latest, labels/, current) is invalidated by the
@@ -353,7 +361,7 @@ func (f *FS) deliver() {
 		select {
 		case <-f.stop:
 			return
-		case <-f.root.Work():
+		case <-f.view.Work():
 			f.deliverOnce()
 		}
 	}
@@ -399,9 +407,8 @@ func (f *FS) Detach() error {
 	return detach(canonical(f.Mountpoint))
 }
 
-// Parsed counts the sessions the mount has parsed (for tests that guard a
-// cost).
-func (f *FS) Parsed() int64 { return f.root.Parsed() }
+// Stats are counts of the work the mount has done (see view.Stats).
+func (f *FS) Stats() view.Stats { return f.view.Stats() }
 
 // Watching says how the mount learns of changes to the store: "change
 // events (inotify)" or "polling every 500ms".

@@ -37,7 +37,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := racy.root.FromPlan(); got != 0 {
+	if got := racy.Stats().FromPlan; got != 0 {
 		t.Errorf("%d files of sessions written just before made from plans, want 0", got)
 	}
 	time.Sleep(2100 * time.Millisecond)
@@ -52,7 +52,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 		}
 		sizes[files[i]] = fi.Size()
 	}
-	parsed := m.root.Parsed()
+	parsed := m.Stats().Parsed
 	if parsed != n {
 		t.Fatalf("the stats parsed %d times, want %d", parsed, n)
 	}
@@ -71,10 +71,10 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 			t.Fatalf("%s: %d bytes (stat said %d), differ from a parse's %d", p, len(data), sizes[p], len(want))
 		}
 	}
-	if got := m.root.Parsed() - parsed; got != 0 {
+	if got := m.Stats().Parsed - parsed; got != 0 {
 		t.Errorf("reading %d files after their stats parsed %d sessions again, want 0", n, got)
 	}
-	if got := m.root.FromPlan(); got < n/2 {
+	if got := m.Stats().FromPlan; got < n/2 {
 		t.Errorf("%d of %d files made from plans; the cache holds far fewer parses", got, n)
 	}
 
@@ -93,7 +93,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := m.root.Parsed()
+	before := m.Stats().Parsed
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		data, err := os.ReadFile(files[0])
 		if err != nil {
@@ -106,7 +106,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 			t.Fatal("context.json does not show the append after 5 s")
 		}
 	}
-	if m.root.Parsed() == before {
+	if m.Stats().Parsed == before {
 		t.Error("the changed session was not parsed again")
 	}
 }

@@ -62,11 +62,11 @@ func TestWalkParsesNothing(t *testing.T) {
 		t.Fatalf("find listed %d names", n)
 	}
 	run(t, mnt, "ls", "-R", "./--home-user-proj--/by-name", "./usage")
-	if n := m.Parsed(); n != 0 {
+	if n := m.Stats().Parsed; n != 0 {
 		t.Errorf("find -maxdepth 3 parsed %d sessions; want none", n)
 	}
 	run(t, mnt, "stat", "./--home-user-proj--/latest/context.json", "./--home-user-proj--/latest/info.json")
-	if n := m.Parsed(); n != 1 {
+	if n := m.Stats().Parsed; n != 1 {
 		t.Errorf("stat of two views of one session parsed %d sessions; want 1", n)
 	}
 }
@@ -130,11 +130,11 @@ func TestListingKeptByKernel(t *testing.T) {
 		return names
 	}
 	first := list()
-	before := m.root.Listings()
+	before := m.Stats().Listings
 	for range 5 {
 		list()
 	}
-	if n := m.root.Listings() - before; n != 0 {
+	if n := m.Stats().Listings - before; n != 0 {
 		t.Errorf("5 listings of an unchanged folder listed it %d times in pifs; want 0 (the kernel keeps it)", n)
 	}
 	// Another program adds a session.
@@ -195,7 +195,7 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 		t.Fatalf("find listed %d names", got)
 	}
 	eventually(t, "the nodes held fit the cache", func() (bool, string) {
-		held := m.root.Nodes()
+		held := m.Stats().Nodes
 		return held*512 <= cache, fmt.Sprintf("%d nodes held (%d MB by the count) for a %d MB cache", held, held*512>>20, cache>>20)
 	})
 }
@@ -209,16 +209,15 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 func TestWalkListsNamesAlone(t *testing.T) {
 	const n, entries = 10, 40
 	store := genProject(t, "walk", n, entries, 200)
-	m, mnt := mountFS(t, Options{SessionsDir: store})
 	// However slow the machine, find is one walk, and the lookups below
 	// turn attributes on for the rest of the test.
-	m.root.SetWalkTimes(time.Minute, time.Minute)
+	m, mnt := mountFS(t, Options{SessionsDir: store, WalkGap: time.Minute, WalkHold: time.Minute})
 	proj := filepath.Join(mnt, "--home-user-walk--")
 	if got := len(lines(run(t, proj, "find", ".", "-path", "*/entries/*"))); got < n*entries {
 		t.Fatalf("find listed %d entry files, want %d", got, n*entries)
 	}
 	// The first 3 sessions (walkRun) with attributes, then alone.
-	if alone := m.root.ListedAlone(); alone < (n-3)*entries {
+	if alone := m.Stats().ListedAlone; alone < (n-3)*entries {
 		t.Errorf("find over %d sessions listed %d names alone, want at least %d", n, alone, (n-3)*entries)
 	}
 	names, err := filepath.Glob(filepath.Join(proj, "2025-*"))
@@ -227,12 +226,12 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	relisted := func(d string) {
 		t.Helper()
-		before := m.root.Listings()
+		before := m.Stats().Listings
 		eventually(t, d+" listed again by pifs", func() (bool, string) {
 			if _, err := os.ReadDir(d); err != nil {
 				t.Fatal(err)
 			}
-			return m.root.Listings() > before, "kept by the kernel"
+			return m.Stats().Listings > before, "kept by the kernel"
 		})
 	}
 	last := filepath.Join(names[n-1], "entries")
@@ -257,9 +256,9 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	// Those stats were lookups of names listed alone: the next listing
 	// gives attributes.
-	alone := m.root.ListedAlone()
+	alone := m.Stats().ListedAlone
 	relisted(filepath.Join(names[n-2], "entries"))
-	if got := m.root.ListedAlone() - alone; got != 0 {
+	if got := m.Stats().ListedAlone - alone; got != 0 {
 		t.Errorf("after ls -l, the next listing gave %d names alone, want none", got)
 	}
 }

@@ -22,7 +22,7 @@ func TestToErrnoPassesOSErrnos(t *testing.T) {
 		{&os.PathError{Op: "open", Path: "s", Err: syscall.EACCES}, syscall.EACCES},
 		{&os.PathError{Op: "read", Path: "s", Err: syscall.EIO}, syscall.EIO},
 		{&os.PathError{Op: "open", Path: "s", Err: syscall.ENOENT}, syscall.ENOENT},
-		{refuse(view.ErrInvalid, "bad"), syscall.EINVAL},
+		{fmt.Errorf("bad line: %w", view.ErrInvalid), syscall.EINVAL},
 		{sessions.ErrNotSession, syscall.ENOENT},
 		{fmt.Errorf("something else"), syscall.EIO},
 	}

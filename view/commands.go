@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
-	"github.com/pifs/pifs/view"
 )
 
-// The commands of each control: what one line means is tree's (pi's
-// append schema); nodes resolves the names the mount shows and the
-// sessions of the store.
+// The commands of each control: what a line of name, leaf or append means
+// is tree's (pi's append schema), and a line of fork or new the grammar's;
+// here the names the mount shows and the sessions of the store are
+// resolved.
 
 // asIs prepares a line of name or leaf: it is taken as it is.
 func asIs(line []byte) ([]byte, error) { return line, nil }
@@ -96,15 +96,15 @@ type newSession struct {
 
 // create writes the planned sessions and returns their paths relative to
 // the mount root, one a line.
-func (r *Root) create(plans []newSession) ([]byte, error) {
+func (v *View) create(plans []newSession) ([]byte, error) {
 	var reply []byte
 	for _, p := range plans {
 		path, err := sessions.Create(p.dir, p.file, p.lines...)
 		if err != nil {
 			return nil, err
 		}
-		r.st.update(filepath.Dir(path)) // a new project folder
-		r.st.update(path)
+		v.st.update(filepath.Dir(path)) // a new project folder
+		v.st.update(path)
 		reply = append(reply, p.project+"/"+strings.TrimSuffix(p.file, ".jsonl")+"\n"...)
 	}
 	return reply, nil
@@ -114,22 +114,22 @@ func (r *Root) create(plans []newSession) ([]byte, error) {
 // (SessionManager.create, forkFrom): flat in a directory the user chose,
 // else in the cwd's own folder; and the project folder the mount shows it
 // in.
-func (r *Root) placeFor(cwd string) (project, dir string) {
-	return sessions.ProjectFolder(cwd), sessions.NewSessionDir(r.opts.SessionsDir, r.opts.Flat, cwd)
+func (v *View) placeFor(cwd string) (project, dir string) {
+	return sessions.ProjectFolder(cwd), sessions.NewSessionDir(v.opts.SessionsDir, v.opts.Flat, cwd)
 }
 
 // sessionID returns the id for a new session: the one given, checked as pi
 // checks it and not taken by another session (nor earlier in the batch), or
 // a new UUIDv7.
-func (r *Root) sessionID(id string, taken map[string]bool) (string, error) {
+func (v *View) sessionID(id string, taken map[string]bool) (string, error) {
 	if id == "" {
 		return sessions.NewSessionID(), nil
 	}
 	if err := sessions.ValidSessionID(id); err != nil {
-		return "", refuse(view.ErrInvalid, `%v; or leave "id" out for a new one`, err)
+		return "", refuse(ErrInvalid, `%v; or leave "id" out for a new one`, err)
 	}
-	if _, found := r.st.sessionByID(id); found || taken[id] {
-		return "", refuse(view.ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
+	if _, found := v.st.sessionByID(id); found || taken[id] {
+		return "", refuse(ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
 	}
 	taken[id] = true
 	return id, nil
@@ -138,14 +138,16 @@ func (r *Root) sessionID(id string, taken map[string]bool) (string, error) {
 // forkControl is a session's fork: each line makes a new session from it.
 type forkControl struct{ s sessionRef }
 
+func (c forkControl) name() string { return forkName }
+
 func (c forkControl) refused(err error) { c.s.refused(err) }
 
-func (c forkControl) run(_ any, lines [][]byte) ([]byte, error) {
-	if c.s.r.opts.ReadOnly {
-		return nil, view.ErrReadOnly
+func (c forkControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	var plans []newSession
-	err := c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		taken := map[string]bool{}
 		for i, l := range lines {
 			p, err := c.plan(ss, l, taken)
@@ -159,14 +161,14 @@ func (c forkControl) run(_ any, lines [][]byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.r.create(plans)
+	return c.s.v.create(plans)
 }
 
 // plan reads one fork line: an entry id or label (pi's /clone at that
 // entry), an empty line (the whole session, pi's --fork), or
 // {"from","cwd","id","name"}.
 func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newSession, error) {
-	req, err := view.ParseForkLine(line)
+	req, err := ParseForkLine(line)
 	if err != nil {
 		return newSession{}, err
 	}
@@ -175,9 +177,9 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 	project, dir, cwd := c.s.project, filepath.Dir(ss.path), ss.tree.Header.Cwd
 	if req.Cwd != "" {
 		cwd = req.Cwd
-		project, dir = c.s.r.placeFor(cwd)
+		project, dir = c.s.v.placeFor(cwd)
 	}
-	id, err := c.s.r.sessionID(req.ID, taken)
+	id, err := c.s.v.sessionID(req.ID, taken)
 	if err != nil {
 		return newSession{}, err
 	}
@@ -188,7 +190,7 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 	} else {
 		at, ok := resolveRef(ss.tree, nil, req.From)
 		if !ok {
-			return newSession{}, refuse(view.ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
+			return newSession{}, refuse(ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
 		}
 		if out, err = ss.tree.BranchedLines(at, id, ts, cwd, ss.path); err != nil {
 			return newSession{}, err
@@ -205,21 +207,22 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 // newControl is new: each line creates an empty session, in a project or,
 // at the root, for any working directory.
 type newControl struct {
-	r       *Root
-	project string // "" at the root
+	inProject // "" at the root
 }
+
+func (c newControl) name() string { return newName }
 
 func (c newControl) refused(err error) {
 	where := "new"
 	if c.project != "" {
 		where = c.project + "/new"
 	}
-	c.r.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
+	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
-func (c newControl) run(_ any, lines [][]byte) ([]byte, error) {
-	if c.r.opts.ReadOnly {
-		return nil, view.ErrReadOnly
+func (c newControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
+	if c.v.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	var plans []newSession
 	taken := map[string]bool{}
@@ -230,32 +233,32 @@ func (c newControl) run(_ any, lines [][]byte) ([]byte, error) {
 		}
 		plans = append(plans, p)
 	}
-	return c.r.create(plans)
+	return c.v.create(plans)
 }
 
 func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error) {
-	so, err := view.ParseNewLine(line, c.project != "")
+	so, err := ParseNewLine(line, c.project != "")
 	if err != nil {
 		return newSession{}, err
 	}
 	if c.project != "" {
-		cwd, err := c.r.st.projectCwd(c.project)
+		cwd, err := c.v.st.projectCwd(c.project)
 		if err != nil {
 			return newSession{}, err
 		}
 		if cwd == "" {
-			return newSession{}, refuse(view.ErrInvalid, `no session of this project names its working directory; write the directory to the new file at the mount root instead`)
+			return newSession{}, refuse(ErrInvalid, `no session of this project names its working directory; write the directory to the new file at the mount root instead`)
 		}
 		so.Cwd = cwd
 	}
-	project, dir := c.r.placeFor(so.Cwd)
+	project, dir := c.v.placeFor(so.Cwd)
 	if c.project != "" {
 		project = c.project
-		if folder, ok := c.r.st.x.ProjectFolder(c.project); ok && !c.r.opts.Flat {
+		if folder, ok := c.v.st.x.ProjectFolder(c.project); ok && !c.v.opts.Flat {
 			dir = folder
 		}
 	}
-	id, err := c.r.sessionID(so.ID, taken)
+	id, err := c.v.sessionID(so.ID, taken)
 	if err != nil {
 		return newSession{}, err
 	}

@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"container/list"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
-	"github.com/pifs/pifs/view"
 )
 
 // store is the sessions directory as the mount sees it: the index of
@@ -28,15 +27,15 @@ type store struct {
 	parsed map[string]*list.Element
 	used   int64 // bytes held by the sessions in lru
 
-	opened atomic.Int64 // sessions parsed (for tests that guard a cost)
+	opened atomic.Int64 // sessions parsed (see Stats)
 	// nodes counts the nodes the kernel holds (see nodeAdded).
 	nodes atomic.Int64
-	uses  atomic.Int64 // calls that took a parsed session (idem)
+	uses  atomic.Int64 // calls that took a parsed session (see Stats)
 
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
 
-	// out is what the kernel must be told (see Root.Deliver).
+	// out is what the kernel must be told (see Take).
 	out *outbox
 
 	cwdCache    *cwdTree
@@ -103,11 +102,11 @@ func (st *store) hasProject(project string) bool {
 // sessionFiles lists a project's sessions, sorted by name.
 func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 	if !validProject(project) {
-		return nil, view.ErrNotFound
+		return nil, ErrNotFound
 	}
 	all, err := st.x.Sessions(project)
 	if err != nil {
-		return nil, view.ErrNotFound
+		return nil, ErrNotFound
 	}
 	out := make([]*sessions.File, 0, len(all))
 	for _, f := range all {
@@ -121,11 +120,11 @@ func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 // meta returns the index's current version of a session file.
 func (st *store) meta(project, name string) (*sessions.File, error) {
 	if !validProject(project) || !validSessionName(name) {
-		return nil, view.ErrNotFound
+		return nil, ErrNotFound
 	}
 	f, err := st.x.Lookup(project, name)
 	if errors.Is(err, iofs.ErrNotExist) {
-		return nil, view.ErrNotFound
+		return nil, ErrNotFound
 	}
 	return f, err // a file that is there but cannot be read says why
 }
@@ -279,7 +278,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		}
 		if s.log.Header == nil {
 			s.log = nil
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		switch {
 		case reset || len(s.log.Entries) < n:

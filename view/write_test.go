@@ -1,20 +1,17 @@
-package nodes
+package view
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
-	"github.com/pifs/pifs/view"
 )
 
 // The write path without a kernel: the migration of a version 1 session
@@ -30,8 +27,8 @@ func v1Store(t *testing.T) (sessionRef, string) {
 	}
 	path := filepath.Join(dir, "p", "s.jsonl")
 	os.WriteFile(path, data, 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return sessionRef{r, "p", "s"}, path
+	v := New(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return sessionRef{v, "p", "s"}, path
 }
 
 // otherWriter appends a version 1 line, as an old pi still writing would.
@@ -93,7 +90,7 @@ func TestMigrationBusy(t *testing.T) {
 		b.UserText("mine", 1)
 		return nil
 	})
-	if toErrno(err) != syscall.EBUSY || !strings.Contains(err.Error(), "try again") || builds != 2 {
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "try again") || builds != 2 {
 		t.Fatalf("change: %v (%d builds)", err, builds)
 	}
 	after, _ := os.ReadFile(path)
@@ -101,8 +98,8 @@ func TestMigrationBusy(t *testing.T) {
 		t.Error("a refused migration changed what was there")
 	}
 	// A refused batch never migrates.
-	err = s.change(func(ss *session, b *tree.Builder) error { return refuse(view.ErrInvalid, "no") })
-	if !errors.Is(err, view.ErrInvalid) {
+	err = s.change(func(ss *session, b *tree.Builder) error { return refuse(ErrInvalid, "no") })
+	if !errors.Is(err, ErrInvalid) {
 		t.Fatal(err)
 	}
 	if l, _ := sessions.Open(path); !l.Migrated {
@@ -146,16 +143,16 @@ func TestAppendLargeLineOutsideLock(t *testing.T) {
 
 	// Through an open file, as the kernel sends it: 128 KiB at a time,
 	// then close.
-	h := &controlHandle{f: &file{r: c.s.r, ctl: c}}
+	h := &Txn{v: c.s.v, f: newAppendFile(c.s), ctl: c}
 	for len(line) > 0 {
 		n := min(len(line), 128<<10)
-		if _, errno := h.Write(context.Background(), line[:n], 0); errno != 0 {
-			t.Fatalf("write: %v", errno)
+		if _, err := h.Write(line[:n]); err != nil {
+			t.Fatalf("write: %v", err)
 		}
 		line = line[n:]
 	}
-	if errno := h.Flush(context.Background()); errno != 0 {
-		t.Fatalf("close: %v", errno)
+	if err := h.Flush(); err != nil {
+		t.Fatalf("close: %v", err)
 	}
 	if prepares != 1 || readsDuring != 1 {
 		t.Errorf("the line was prepared %d times, with %d reads meanwhile; want once, and one read", prepares, readsDuring)

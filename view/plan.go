@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"container/list"
@@ -28,8 +28,7 @@ type plans struct {
 	byFile map[*sessions.File]*list.Element
 	max    int64
 	held   atomic.Int64
-	// rendered counts the contexts rendered from a plan (for tests that
-	// guard a cost).
+	// rendered counts the contexts rendered from a plan (see Stats).
 	rendered atomic.Int64
 }
 

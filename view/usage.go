@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"sync"
@@ -6,12 +6,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/usage"
-	"github.com/pifs/pifs/view"
 )
 
 // usageCache holds what the usage reports need of each session, kept per
@@ -25,8 +23,7 @@ type usageCache struct {
 	gen     uint64
 	reports *usage.Reports
 	mtime   map[string]time.Time // newest session file per project, "" the store
-	// scanned counts the sessions read for their records (for tests that
-	// guard a cost).
+	// scanned counts the sessions read for their records (see Stats).
 	scanned atomic.Int64
 	// held is what byPath holds, in bytes: it counts against the cache's
 	// budget (see store.account).
@@ -152,8 +149,8 @@ func (st *store) fromParsed(files []*sessions.File) (rest []*sessions.File) {
 // entries (see readForWalk); it returns the rest, to scan.
 //
 // ls -l MNT/*/*/ lists each project's usage/ after its sessions: the
-// first report reads the whole store, and the walk then parsed every
-// session of the other projects again.
+// first report reads the whole store, and a scan for it alone would leave
+// the walk to parse every session of the other projects again.
 func (st *store) forWalk(files []*sessions.File, a *ahead) (rest []*sessions.File) {
 	return st.readForWalk(files, a, st.usage.keep)
 }
@@ -183,63 +180,55 @@ func (u *usageOf) bytes() int64 {
 
 // usageDir is usage/: token and cost reports for the store (project "")
 // or one project.
-type usageDir struct {
-	dir
-	project string
-}
+type usageDir struct{ inProject }
 
-var _ = (fs.NodeLookuper)((*usageDir)(nil))
-
-func newUsageDir(r *Root, project string) *usageDir {
-	d := &usageDir{project: project}
-	d.dir = dir{r: r, src: d}
-	return d
-}
+func newUsageDir(v *View, project string) *usageDir { return &usageDir{inProject{v, project}} }
 
 // mtime is its folder's (the store's, or the project's): listing the root
 // reads no header for it.
 func (d *usageDir) mtime() (time.Time, error) {
 	if d.project == "" {
-		return dirMtime(d.r.opts.SessionsDir)
+		return dirMtime(d.v.opts.SessionsDir)
 	}
-	return d.r.st.projectMtime(d.project)
+	return d.v.st.projectMtime(d.project)
 }
 
-func (d *usageDir) list() ([]child, error) {
-	out := make([]child, 0, len(usage.Files))
+func (d *usageDir) list() ([]Child, error) {
+	out := make([]Child, 0, len(usage.Files))
 	for _, name := range usage.Files {
 		out = append(out, d.file(name))
 	}
 	return out, nil
 }
 
-func (d *usageDir) lookup(name string) (child, error) {
+func (d *usageDir) lookup(name string) (Child, error) {
 	for _, n := range usage.Files {
 		if n == name {
 			return d.file(name), nil
 		}
 	}
-	return child{}, view.ErrNotFound
+	return Child{}, ErrNotFound
 }
 
-func (d *usageDir) file(name string) child {
-	return child{name, syscall.S_IFREG, names.Ino(usageName, d.project, name), func() fs.InodeEmbedder { return newUsageFile(d.r, d.project, name) }}
+func (d *usageDir) file(name string) Child {
+	return Child{name, syscall.S_IFREG, names.Ino(usageName, d.project, name), func() Node { return newUsageFile(d.v, d.project, name) }}
 }
 
 // usageFile is one report of a usage folder.
 type usageFile struct {
-	file
-	project, name string
+	inProject
+	name string
 }
 
-func newUsageFile(r *Root, project, name string) *usageFile {
-	f := &usageFile{project: project, name: name}
-	f.file = file{r: r, src: f}
-	return f
+func newUsageFile(v *View, project, name string) *usageFile {
+	return &usageFile{inProject{v, project}, name}
 }
+
+// knownSize: a report's size is never known without building the reports.
+func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
 
 func (f *usageFile) content() ([]byte, time.Time, error) {
-	reps, mt, err := f.r.st.reports(f.r.opts.TimeZone, f.r.ahead)
+	reps, mt, err := f.v.st.reports(f.v.opts.TimeZone, f.v.ahead)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -247,12 +236,12 @@ func (f *usageFile) content() ([]byte, time.Time, error) {
 	if f.project != "" {
 		if rep = reps.Projects[f.project]; rep == nil {
 			// A project without sessions: an empty report.
-			rep = usage.Build(nil, f.r.opts.TimeZone).Root
+			rep = usage.Build(nil, f.v.opts.TimeZone).Root
 		}
 	}
 	data, ok := rep.File(f.name, time.Now())
 	if !ok {
-		return nil, time.Time{}, view.ErrNotFound
+		return nil, time.Time{}, ErrNotFound
 	}
 	t := mt[f.project]
 	if t.IsZero() {

@@ -1,23 +1,21 @@
-package nodes
+package view
 
 import (
 	"sync"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/pifs/pifs/sessions"
 )
 
 // outbox holds what the kernel must be told and has not been yet: the
 // changes pifs made to the store itself (the index sees them at once, so
 // the watcher finds nothing new when their events come) and the sessions
-// dropped from the cache (see Root.Deliver). Handlers put; one goroutine
-// outside them delivers.
+// dropped from the cache (see Take). Handlers put; one goroutine outside
+// them delivers.
 type outbox struct {
 	mu      sync.Mutex
 	changes []sessions.Change
 	evicted []sessionKey
-	stale   []*fs.Inode // whose pages or listing the kernel may keep stale
 	// queued counts what was put, delivered what was delivered of it;
 	// tick is closed, and replaced, at each delivery.
 	queued, delivered uint64
@@ -51,22 +49,13 @@ func (o *outbox) wake() {
 	}
 }
 
-// putStale adds a node whose kept pages or listing must be dropped.
-func (o *outbox) putStale(n *fs.Inode) {
-	o.mu.Lock()
-	o.stale = append(o.stale, n)
-	o.queued++
-	o.mu.Unlock()
-	o.wake()
-}
-
 // take empties the outbox; done says it was delivered.
-func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, stale []*fs.Inode, done func()) {
+func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, done func()) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	changes, evicted, stale, seq := o.changes, o.evicted, o.stale, o.queued
-	o.changes, o.evicted, o.stale = nil, nil, nil
-	return changes, evicted, stale, func() {
+	changes, evicted, seq := o.changes, o.evicted, o.queued
+	o.changes, o.evicted = nil, nil
+	return changes, evicted, func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.delivered = max(o.delivered, seq)

@@ -1,14 +1,12 @@
-package nodes
+package view
 
 import (
 	"syscall"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
-	"github.com/pifs/pifs/view"
 )
 
 // byNameDir is a project's by-name/: one symlink per session name (pi's
@@ -16,18 +14,9 @@ import (
 // is called: `cd by-name/Auth\ refactor`. When sessions share a name, the
 // newest (last by file name, which starts with its time) has it; unnamed
 // sessions are not listed. Names are spelled as ids are.
-type byNameDir struct {
-	dir
-	project string
-}
+type byNameDir struct{ inProject }
 
-var _ = (fs.NodeLookuper)((*byNameDir)(nil))
-
-func newByNameDir(r *Root, project string) *byNameDir {
-	d := &byNameDir{project: project}
-	d.dir = dir{r: r, src: d}
-	return d
-}
+func newByNameDir(v *View, project string) *byNameDir { return &byNameDir{inProject{v, project}} }
 
 // byName is a project's sessions by the file name of their name, made
 // again only after the index changed. Finding a name reads the session's
@@ -77,35 +66,35 @@ func (st *store) byName(project string, a *ahead) (map[string]*sessions.File, er
 	return c.names, nil
 }
 
-func (d *byNameDir) mtime() (time.Time, error) { return d.r.st.projectMtime(d.project) }
+func (d *byNameDir) mtime() (time.Time, error) { return d.v.st.projectMtime(d.project) }
 
-func (d *byNameDir) list() ([]child, error) {
-	names, err := d.r.st.byName(d.project, d.r.ahead)
+func (d *byNameDir) list() ([]Child, error) {
+	byName, err := d.v.st.byName(d.project, d.v.ahead)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]child, 0, len(names))
-	for n, f := range names {
+	out := make([]Child, 0, len(byName))
+	for n, f := range byName {
 		out = append(out, d.link(n, f))
 	}
 	return out, nil
 }
 
-func (d *byNameDir) lookup(name string) (child, error) {
-	names, err := d.r.st.byName(d.project, d.r.ahead)
+func (d *byNameDir) lookup(name string) (Child, error) {
+	byName, err := d.v.st.byName(d.project, d.v.ahead)
 	if err != nil {
-		return child{}, err
+		return Child{}, err
 	}
-	f := names[name]
+	f := byName[name]
 	if f == nil {
-		return child{}, view.ErrNotFound
+		return Child{}, ErrNotFound
 	}
 	return d.link(name, f), nil
 }
 
-func (d *byNameDir) link(name string, f *sessions.File) child {
+func (d *byNameDir) link(name string, f *sessions.File) Child {
 	target, mt := "../"+f.Name, time.Unix(0, f.Sig.Mtime)
-	return child{name, syscall.S_IFLNK, names.Ino("p", d.project, byNameName, name, f.Name), func() fs.InodeEmbedder {
-		return newFixedLink(d.r, target, mt)
+	return Child{name, syscall.S_IFLNK, names.Ino("p", d.project, byNameName, name, f.Name), func() Node {
+		return newFixedLink(d.inProject, target, mt)
 	}}
 }

@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"io"
@@ -40,7 +40,7 @@ func sizeStore(t *testing.T) string {
 
 // sizedView is a computed file whose size is known without its content.
 type sizedView interface {
-	fileSource
+	File
 	sizer
 }
 
@@ -49,17 +49,17 @@ type sizedView interface {
 // the length of the content read after; and asking keeps no view's bytes
 // but info.json's.
 func TestSizeBeforeContent(t *testing.T) {
-	r := NewRoot(Options{SessionsDir: sizeStore(t), CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	v := New(Options{SessionsDir: sizeStore(t), CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	// Reading session after session would render the next ones ahead.
-	r.ahead.window = 0
+	v.ahead.window = 0
 	sessionsSeen, views := 0, 0
-	for _, p := range r.st.projects() {
-		files, err := r.st.sessionFiles(p)
+	for _, p := range v.st.projects() {
+		files, err := v.st.sessionFiles(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			s := sessionRef{r, p, f.Name}
+			s := sessionRef{v, p, f.Name}
 			var ids []string
 			err := s.with(func(ss *session) error {
 				for _, e := range ss.tree.Entries() {

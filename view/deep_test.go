@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"io"
@@ -20,8 +20,8 @@ func deepStore(t testing.TB) sessionControl[*tree.PreparedLine] {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return appendControl(sessionRef{r, "p", "s"})
+	v := New(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return appendControl(sessionRef{v, "p", "s"})
 }
 
 func benchDeep(b *testing.B, depth int) {
@@ -29,7 +29,7 @@ func benchDeep(b *testing.B, depth int) {
 	line := deepLine(depth)
 	b.SetBytes(int64(len(line)))
 	for i := 0; i < b.N; i++ {
-		if _, err := c.run(nil, [][]byte{line}); err != nil {
+		if _, err := c.run(Caller{}, nil, [][]byte{line}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,22 +39,22 @@ func BenchmarkAppendDeep10k(b *testing.B)  { benchDeep(b, 10_000) }
 func BenchmarkAppendDeep100k(b *testing.B) { benchDeep(b, 100_000) }
 
 // TestAppendDeep: append takes a message nested 100k deep, as arrays and
-// as objects (it was quadratic: 25 s at this depth), alone and as a
-// transaction (checked as written, built again at commit from the line as
-// prepared then), and the session reads it back whole.
+// as objects, alone and as a transaction (checked as written, built again
+// at commit from the line as prepared then), and the session reads it
+// back whole.
 func TestAppendDeep(t *testing.T) {
 	const depth = 100_000
 	c := deepStore(t)
 	objects := []byte(`{"role":"user","content":[{"type":"text","text":"deep","x":` + strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth) + `}]}`)
 	for _, line := range [][]byte{deepLine(depth), objects} {
-		if _, err := c.run(nil, [][]byte{line}); err != nil {
+		if _, err := c.run(Caller{}, nil, [][]byte{line}); err != nil {
 			t.Fatal(err)
 		}
-		state, err := c.check(nil, 0, [][]byte{line})
+		state, err := c.check(Caller{}, nil, 0, [][]byte{line})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.run(state, [][]byte{line}); err != nil {
+		if _, err := c.run(Caller{}, state, [][]byte{line}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"fmt"
@@ -6,30 +6,27 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/bench/gen"
 )
 
 // aheadRoot makes a project of n sessions of a few dozen entries, lists
 // it, and reads ahead window sessions (and no further: see TestAheadFurther).
-func aheadRoot(t testing.TB, n, window int) (*Root, string) {
+func aheadRoot(t testing.TB, n, window int) (*View, string) {
 	t.Helper()
 	project := "--home-u-p--"
-	r := aheadStore(t, []string{project}, n, window)
-	if _, err := r.st.sessionFiles(project); err != nil {
+	v := aheadStore(t, []string{project}, n, window)
+	if _, err := v.st.sessionFiles(project); err != nil {
 		t.Fatal(err)
 	}
-	return r, project
+	return v, project
 }
 
 // aheadStore makes projects of the same n sessions each, and reads ahead
 // window sessions.
-func aheadStore(t testing.TB, projects []string, n, window int) *Root {
+func aheadStore(t testing.TB, projects []string, n, window int) *View {
 	t.Helper()
 	dir := t.TempDir()
 	for _, project := range projects {
@@ -45,39 +42,38 @@ func aheadStore(t testing.TB, projects []string, n, window int) *Root {
 			f.Close()
 		}
 	}
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	r.ahead.window, r.ahead.far = window, window
-	return r
+	v := New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	v.ahead.window, v.ahead.far = window, window
+	return v
 }
 
 // statFile stats a file of session s%03d as ls -l does.
-func statFile(t testing.TB, r *Root, project string, i int, name string) {
+func statFile(t testing.TB, v *View, project string, i int, name string) {
 	t.Helper()
-	c, err := newSessionDir(r, project, fmt.Sprintf("s%03d", i)).src.lookup(name)
+	c, err := v.Lookup(newSessionDir(v, project, fmt.Sprintf("s%03d", i)), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out fuse.Attr
-	if err := c.make().(attrFiller).fillAttr(&out); err != nil {
+	if _, err := v.Attr(c.Node(), nil); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // readFile reads a file of session s%03d as cat does.
-func readFile(t testing.TB, r *Root, project string, i int, name string) {
+func readFile(t testing.TB, v *View, project string, i int, name string) {
 	t.Helper()
-	c, err := newSessionDir(r, project, fmt.Sprintf("s%03d", i)).src.lookup(name)
+	c, err := v.Lookup(newSessionDir(v, project, fmt.Sprintf("s%03d", i)), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.make().(*contextFile).content(); err != nil {
+	if _, _, err := c.Node().(*contextFile).content(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func settle(t testing.TB, r *Root) {
+func settle(t testing.TB, v *View) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !r.ahead.idle(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !v.ahead.idle(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("reading ahead does not stop")
 		}
@@ -85,12 +81,12 @@ func settle(t testing.TB, r *Root) {
 }
 
 // parsedSet is which of n sessions are in the cache.
-func parsedSet(r *Root, project string, n int) string {
+func parsedSet(v *View, project string, n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		f, err := r.st.meta(project, fmt.Sprintf("s%03d", i))
+		f, err := v.st.meta(project, fmt.Sprintf("s%03d", i))
 		b[i] = '.'
-		if err == nil && r.st.isParsed(sessionKey{path: f.Path}) {
+		if err == nil && v.st.isParsed(sessionKey{path: f.Path}) {
 			b[i] = 'P'
 		}
 	}
@@ -110,25 +106,25 @@ func TestAheadWalk(t *testing.T) {
 		{"backward", []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, ".....PPPPP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, p := aheadRoot(t, 10, 3)
-			statFile(t, r, p, tc.order[0], contextName)
-			statFile(t, r, p, tc.order[1], contextName)
-			settle(t, r)
-			if got := parsedSet(r, p, 10); got != tc.want {
+			v, p := aheadRoot(t, 10, 3)
+			statFile(t, v, p, tc.order[0], contextName)
+			statFile(t, v, p, tc.order[1], contextName)
+			settle(t, v)
+			if got := parsedSet(v, p, 10); got != tc.want {
 				t.Fatalf("after two sessions, parsed %s, want %s", got, tc.want)
 			}
 			for _, i := range tc.order[2:] {
-				f, _ := r.st.meta(p, fmt.Sprintf("s%03d", i))
+				f, _ := v.st.meta(p, fmt.Sprintf("s%03d", i))
 				if _, ok := f.Size(contextName); !ok {
 					t.Errorf("s%03d: context.json not counted ahead", i)
 				}
-				statFile(t, r, p, i, contextName)
-				settle(t, r)
+				statFile(t, v, p, i, contextName)
+				settle(t, v)
 			}
-			if n := r.st.opened.Load(); n != 10 {
+			if n := v.st.opened.Load(); n != 10 {
 				t.Errorf("a walk of 10 sessions parsed %d times, want 10", n)
 			}
-			if n := r.ahead.ran.Load(); n != 8 {
+			if n := v.ahead.ran.Load(); n != 8 {
 				t.Errorf("%d sessions read ahead, want 8", n)
 			}
 		})
@@ -139,31 +135,31 @@ func TestAheadWalk(t *testing.T) {
 // session at a time, up to far sessions ahead of the walk and farBytes of
 // their files; when the walk moves on, so does the reach.
 func TestAheadFurther(t *testing.T) {
-	r, p := aheadRoot(t, 20, 2)
-	r.ahead.far = 6
-	statFile(t, r, p, 0, contextName)
-	statFile(t, r, p, 1, contextName)
-	settle(t, r)
-	if got, want := parsedSet(r, p, 20), "PPPPPPPP............"; got != want {
+	v, p := aheadRoot(t, 20, 2)
+	v.ahead.far = 6
+	statFile(t, v, p, 0, contextName)
+	statFile(t, v, p, 1, contextName)
+	settle(t, v)
+	if got, want := parsedSet(v, p, 20), "PPPPPPPP............"; got != want {
 		t.Errorf("after two sessions, parsed %s, want %s", got, want)
 	}
-	statFile(t, r, p, 2, contextName)
-	settle(t, r)
-	if got, want := parsedSet(r, p, 20), "PPPPPPPPP..........."; got != want {
+	statFile(t, v, p, 2, contextName)
+	settle(t, v)
+	if got, want := parsedSet(v, p, 20), "PPPPPPPPP..........."; got != want {
 		t.Errorf("after three sessions, parsed %s, want %s", got, want)
 	}
-	if n := r.st.opened.Load(); n != 9 {
+	if n := v.st.opened.Load(); n != 9 {
 		t.Errorf("%d parses, want 9 (each session once)", n)
 	}
 
-	r, p = aheadRoot(t, 20, 2)
-	r.ahead.far = 6
-	f, _ := r.st.meta(p, "s002")
-	r.ahead.farBytes = 3*f.Sig.Size + f.Sig.Size/2 // the files are about the same size
-	statFile(t, r, p, 0, contextName)
-	statFile(t, r, p, 1, contextName)
-	settle(t, r)
-	if got, want := parsedSet(r, p, 20), "PPPPP..............."; got != want {
+	v, p = aheadRoot(t, 20, 2)
+	v.ahead.far = 6
+	f, _ := v.st.meta(p, "s002")
+	v.ahead.farBytes = 3*f.Sig.Size + f.Sig.Size/2 // the files are about the same size
+	statFile(t, v, p, 0, contextName)
+	statFile(t, v, p, 1, contextName)
+	settle(t, v)
+	if got, want := parsedSet(v, p, 20), "PPPPP..............."; got != want {
 		t.Errorf("with farBytes of three files, parsed %s, want %s", got, want)
 	}
 }
@@ -171,24 +167,24 @@ func TestAheadFurther(t *testing.T) {
 // TestAheadAlone: sessions looked at out of order, or in a project not
 // listed, start nothing; nor does a session too large to read ahead.
 func TestAheadAlone(t *testing.T) {
-	r, p := aheadRoot(t, 10, 3)
+	v, p := aheadRoot(t, 10, 3)
 	for _, i := range []int{3, 7, 1, 5, 5, 2, 9} {
-		statFile(t, r, p, i, contextName)
+		statFile(t, v, p, i, contextName)
 	}
-	settle(t, r)
-	if n := r.ahead.ran.Load(); n != 0 {
+	settle(t, v)
+	if n := v.ahead.ran.Load(); n != 0 {
 		t.Errorf("sessions out of order read %d ahead, want none", n)
 	}
-	if got := parsedSet(r, p, 10); got != ".PPP.P.P.P" {
+	if got := parsedSet(v, p, 10); got != ".PPP.P.P.P" {
 		t.Errorf("parsed %s, want the six looked at", got)
 	}
 
-	r, p = aheadRoot(t, 10, 3)
-	r.ahead.max = 100
-	statFile(t, r, p, 0, contextName)
-	statFile(t, r, p, 1, contextName)
-	settle(t, r)
-	if n := r.ahead.ran.Load(); n != 0 {
+	v, p = aheadRoot(t, 10, 3)
+	v.ahead.max = 100
+	statFile(t, v, p, 0, contextName)
+	statFile(t, v, p, 1, contextName)
+	settle(t, v)
+	if n := v.ahead.ran.Load(); n != 0 {
 		t.Errorf("sessions over the limit: %d read ahead, want none", n)
 	}
 
@@ -198,25 +194,25 @@ func TestAheadAlone(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p, fmt.Sprintf("s%03d.jsonl", i)),
 			[]byte(`{"type":"session","version":3,"id":"x`+fmt.Sprint(i)+`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`+"\n"), 0o644)
 	}
-	r = NewRoot(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	statFile(t, r, p, 0, contextName)
-	statFile(t, r, p, 1, contextName)
-	settle(t, r)
-	if _, listed := r.st.x.Listed(p); r.ahead.ran.Load() != 0 || listed {
-		t.Errorf("a project not listed: %d read ahead, listed %v; want none, not listed", r.ahead.ran.Load(), listed)
+	v = New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	statFile(t, v, p, 0, contextName)
+	statFile(t, v, p, 1, contextName)
+	settle(t, v)
+	if _, listed := v.st.x.Listed(p); v.ahead.ran.Load() != 0 || listed {
+		t.Errorf("a project not listed: %d read ahead, listed %v; want none, not listed", v.ahead.ran.Load(), listed)
 	}
 }
 
 // TestAheadRead: reading a view in two sessions in a row keeps that
 // view's rendering of the next sessions, which the walk then takes.
 func TestAheadRead(t *testing.T) {
-	r, p := aheadRoot(t, 6, 2)
+	v, p := aheadRoot(t, 6, 2)
 	for i := 0; i < 6; i++ {
-		readFile(t, r, p, i, contextName)
-		settle(t, r)
+		readFile(t, v, p, i, contextName)
+		settle(t, v)
 		if i >= 1 && i+1 < 6 {
 			var held bool
-			r.st.withSession(p, fmt.Sprintf("s%03d", i+1), func(ss *session) error {
+			v.st.withSession(p, fmt.Sprintf("s%03d", i+1), func(ss *session) error {
 				_, held = ss.renders[contextName]
 				return nil
 			})
@@ -225,64 +221,8 @@ func TestAheadRead(t *testing.T) {
 			}
 		}
 	}
-	if n := r.st.opened.Load(); n != 6 {
+	if n := v.st.opened.Load(); n != 6 {
 		t.Errorf("reading 6 sessions parsed %d times, want 6", n)
-	}
-}
-
-// TestReaddirplusKnownSizes: READDIRPLUS of a session folder gives the
-// costly files by name alone until their sizes were counted, then with
-// their attributes, the sizes stat gives; neither parses the session, and
-// a walk answered this way keeps reading ahead.
-func TestReaddirplusKnownSizes(t *testing.T) {
-	r, p := aheadRoot(t, 6, 2)
-	costlyNames := []string{contextName, transcriptName, htmlName, infoName, nameName}
-	list := func(i int) map[string]fuse.Attr {
-		t.Helper()
-		got := map[string]fuse.Attr{}
-		eachPlus(t, &newSessionDir(r, p, fmt.Sprintf("s%03d", i)).dir, func(de *fuse.DirEntry, _ child, _ fs.InodeEmbedder, out *fuse.EntryOut, errno syscall.Errno) {
-			if errno == 0 {
-				got[de.Name] = out.Attr
-			}
-		})
-		return got
-	}
-	parsed := r.st.opened.Load()
-	for _, name := range costlyNames {
-		if _, ok := list(0)[name]; ok {
-			t.Errorf("%s: attributes before its size was counted", name)
-		}
-	}
-	if n := r.st.opened.Load() - parsed; n != 0 {
-		t.Errorf("listing parsed %d sessions", n)
-	}
-	want := map[string]uint64{}
-	for _, name := range costlyNames {
-		statFile(t, r, p, 0, name)
-		c, _ := newSessionDir(r, p, "s000").src.lookup(name)
-		var out fuse.Attr
-		c.make().(attrFiller).fillAttr(&out)
-		want[name] = out.Size
-	}
-	parsed = r.st.opened.Load()
-	got := list(0)
-	for _, name := range costlyNames {
-		if a, ok := got[name]; !ok || a.Size != want[name] || a.Ino == 0 {
-			t.Errorf("%s: READDIRPLUS gives %+v (%v), stat size %d", name, a, ok, want[name])
-		}
-	}
-	if n := r.st.opened.Load() - parsed; n != 0 {
-		t.Errorf("listing with known sizes parsed %d sessions", n)
-	}
-	// A walk whose next sessions were counted ahead keeps reading ahead
-	// from listings answered with known sizes.
-	statFile(t, r, p, 1, contextName)
-	settle(t, r)
-	for i := 2; i < 6; i++ {
-		if _, ok := list(i)[contextName]; !ok {
-			t.Fatalf("s%03d: context.json not counted ahead of the walk", i)
-		}
-		settle(t, r)
 	}
 }
 
@@ -294,8 +234,8 @@ func TestReaddirplusKnownSizes(t *testing.T) {
 func TestUsageForWalk(t *testing.T) {
 	const n = 8
 	projects := []string{"--home-u-p--", "--home-u-q--", "--home-u-r--"}
-	files := func(t *testing.T, r *Root) map[string][]byte {
-		reps, _, err := r.st.reports(time.UTC, r.ahead)
+	files := func(t *testing.T, v *View) map[string][]byte {
+		reps, _, err := v.st.reports(time.UTC, v.ahead)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,9 +251,9 @@ func TestUsageForWalk(t *testing.T) {
 		}
 		return out
 	}
-	counted := func(t *testing.T, r *Root, p string) (k int) {
+	counted := func(t *testing.T, v *View, p string) (k int) {
 		for i := 0; i < n; i++ {
-			f, err := r.st.meta(p, fmt.Sprintf("s%03d", i))
+			f, err := v.st.meta(p, fmt.Sprintf("s%03d", i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,9 +265,9 @@ func TestUsageForWalk(t *testing.T) {
 	}
 
 	// Without a walk: every session is scanned.
-	r := aheadStore(t, projects, n, 2)
-	want := files(t, r)
-	if got := r.st.usage.scanned.Load(); got != 3*n {
+	v := aheadStore(t, projects, n, 2)
+	want := files(t, v)
+	if got := v.st.usage.scanned.Load(); got != 3*n {
 		t.Errorf("without a walk, %d sessions scanned, want %d", got, 3*n)
 	}
 
@@ -340,18 +280,18 @@ func TestUsageForWalk(t *testing.T) {
 		{"one project listed", projects[:1], []int{n, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := aheadStore(t, projects, n, 2)
-			r.SetWalkTimes(time.Minute, 0) // one walk, however slow the machine
+			v := aheadStore(t, projects, n, 2)
+			v.walk.gap = time.Minute // one walk, however slow the machine
 			for _, p := range tc.listed {
-				if _, err := newProjectDir(r, p).list(); err != nil {
+				if _, err := newProjectDir(v, p).list(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			a := projects[0]
-			statFile(t, r, a, 0, contextName)
-			statFile(t, r, a, 1, contextName)
-			settle(t, r)
-			got := files(t, r)
+			statFile(t, v, a, 0, contextName)
+			statFile(t, v, a, 1, contextName)
+			settle(t, v)
+			got := files(t, v)
 			for k, data := range want {
 				if string(got[k]) != string(data) {
 					t.Errorf("%s differs from the report built without a walk", k)
@@ -359,12 +299,12 @@ func TestUsageForWalk(t *testing.T) {
 			}
 			var scanned int64
 			for i, p := range projects {
-				if c := counted(t, r, p); c != tc.parsed[i] {
+				if c := counted(t, v, p); c != tc.parsed[i] {
 					t.Errorf("%s: %d of %d sessions counted, want %d", p, c, n, tc.parsed[i])
 				}
 				scanned += int64(n - tc.parsed[i])
 			}
-			if got := r.st.usage.scanned.Load(); got != scanned {
+			if got := v.st.usage.scanned.Load(); got != scanned {
 				t.Errorf("%d sessions scanned, want %d", got, scanned)
 			}
 		})
@@ -378,11 +318,11 @@ func TestUsageForWalk(t *testing.T) {
 func TestByNameForWalk(t *testing.T) {
 	const n = 6
 	projects := []string{"--home-u-p--", "--home-u-q--"}
-	build := func(t *testing.T) *Root {
-		r := aheadStore(t, projects, n, 2)
-		r.SetWalkTimes(time.Minute, 0)
+	build := func(t *testing.T) *View {
+		v := aheadStore(t, projects, n, 2)
+		v.walk.gap = time.Minute
 		for i := 0; i < n; i += 2 {
-			path := filepath.Join(r.opts.SessionsDir, projects[1], fmt.Sprintf("s%03d.jsonl", i))
+			path := filepath.Join(v.opts.SessionsDir, projects[1], fmt.Sprintf("s%03d.jsonl", i))
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -390,7 +330,7 @@ func TestByNameForWalk(t *testing.T) {
 			fmt.Fprintf(f, `{"type":"session_info","id":"name%04d","parentId":null,"timestamp":"2025-05-12T11:00:00.000Z","name":"session %d"}`+"\n", i, i)
 			f.Close()
 		}
-		return r
+		return v
 	}
 	ref := build(t)
 	want, err := ref.st.byName(projects[1], nil)
@@ -398,19 +338,19 @@ func TestByNameForWalk(t *testing.T) {
 		t.Fatalf("%d names (%v), want %d", len(want), err, n/2)
 	}
 	for _, listed := range []bool{true, false} {
-		r := build(t)
-		if _, err := newProjectDir(r, projects[0]).list(); err != nil {
+		v := build(t)
+		if _, err := newProjectDir(v, projects[0]).list(); err != nil {
 			t.Fatal(err)
 		}
 		if listed {
-			if _, err := newProjectDir(r, projects[1]).list(); err != nil {
+			if _, err := newProjectDir(v, projects[1]).list(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		statFile(t, r, projects[0], 0, contextName)
-		statFile(t, r, projects[0], 1, contextName)
-		settle(t, r)
-		got, err := r.st.byName(projects[1], r.ahead)
+		statFile(t, v, projects[0], 0, contextName)
+		statFile(t, v, projects[0], 1, contextName)
+		settle(t, v)
+		got, err := v.st.byName(projects[1], v.ahead)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,7 +364,7 @@ func TestByNameForWalk(t *testing.T) {
 		}
 		counted := 0
 		for i := 0; i < n; i++ {
-			f, err := r.st.meta(projects[1], fmt.Sprintf("s%03d", i))
+			f, err := v.st.meta(projects[1], fmt.Sprintf("s%03d", i))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,20 +1,15 @@
-package nodes
+package view
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
-	"github.com/pifs/pifs/view"
 )
 
 // How writes work (SPEC.md, "Writes").
@@ -53,24 +48,29 @@ const maxTxn = 256 << 20
 
 // control is what a writable file does with the lines written to it.
 type control interface {
+	// name is the control's file name, for messages.
+	name() string
 	// check checks lines, the next complete lines of a transaction, after
 	// those checked before, without carrying anything out. state is what
 	// the previous check of the transaction returned (nil at first), and
 	// first the number of lines before these (for messages).
-	check(state any, first int, lines [][]byte) (any, error)
+	check(c Caller, state any, first int, lines [][]byte) (any, error)
 	// run carries out a whole transaction, all or none, checking it again
 	// against the store as it is now; state is what the transaction's
 	// last check returned (nil when it was not checked), from which it may
 	// take what does not depend on the store. It returns what reading the
 	// same open file gives afterwards (nil: the file's own content).
-	run(state any, lines [][]byte) (reply []byte, err error)
+	run(c Caller, state any, lines [][]byte) (reply []byte, err error)
 	// refused records why a write was refused.
 	refused(err error)
 }
 
-// controlHandle is a control opened for writing.
-type controlHandle struct {
-	f *file
+// Txn is a control opened for writing: the transaction of one open file.
+type Txn struct {
+	v      *View
+	f      File
+	ctl    control
+	caller Caller
 
 	mu      sync.Mutex
 	pending []byte   // the start of a line whose newline has not come yet
@@ -82,158 +82,146 @@ type controlHandle struct {
 	// was recorded already (one is enough in errors).
 	failed    error
 	laterSaid bool
-	// reply is what the commands run through this handle gave back (the
-	// paths of new sessions); reads return it from the start, whatever
-	// the file offset, so `exec 3<>fork; echo ID >&3; read -r p <&3` works.
+	// reply is what the commands run through this open file gave back
+	// (the paths of new sessions); reads return it from the start,
+	// whatever the file offset, so `exec 3<>fork; echo ID >&3; read -r p
+	// <&3` works.
 	reply    []byte
 	replyPos int
 }
 
-var (
-	_ = (fs.FileWriter)((*controlHandle)(nil))
-	_ = (fs.FileFlusher)((*controlHandle)(nil))
-	_ = (fs.FileFsyncer)((*controlHandle)(nil))
-	_ = (fs.FileReader)((*controlHandle)(nil))
-)
+// Write opens f for writing by caller c: ErrReadOnly when f takes no
+// writes or the mount is read-only.
+func (v *View) Write(f File, c Caller) (*Txn, error) {
+	w, ok := f.(writable)
+	if !ok || v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	return &Txn{v: v, f: f, ctl: w.control(), caller: c}, nil
+}
 
 // Write checks the complete lines of data, with what came before them, as
 // the next part of the transaction. The offset means nothing to a control:
 // every write appends.
-func (h *controlHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.failed != nil {
-		return 0, h.refuseLater()
+func (t *Txn) Write(data []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failed != nil {
+		return 0, t.refuseLater()
 	}
-	if h.size+len(data) > maxTxn {
-		return 0, h.fail(refuse(view.ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", h.f.name(), maxTxn>>20))
+	if t.size+len(data) > maxTxn {
+		return 0, t.fail(refuse(ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", t.ctl.name(), maxTxn>>20))
 	}
 	end := bytes.LastIndexByte(data, '\n')
 	rest := data[end+1:]
-	if len(rest) > maxLine || (end < 0 && len(h.pending)+len(data) > maxLine) {
-		return 0, h.fail(&refusal{view.ErrTooLong, fmt.Sprintf("%s: a line is longer than %d MiB; write shorter lines", h.f.name(), maxLine>>20)})
+	if len(rest) > maxLine || (end < 0 && len(t.pending)+len(data) > maxLine) {
+		return 0, t.fail(refuse(ErrTooLong, "%s: a line is longer than %d MiB; write shorter lines", t.ctl.name(), maxLine>>20))
 	}
-	h.size += len(data)
+	t.size += len(data)
 	if end < 0 {
-		h.pending = append(h.pending, data...)
-		return uint32(len(data)), 0
+		t.pending = append(t.pending, data...)
+		return len(data), nil
 	}
-	batch := append(h.pending, data[:end]...)
+	batch := append(t.pending, data[:end]...)
 	// The caller's buffer is reused once Write returns.
-	h.pending = append([]byte(nil), rest...)
-	if errno := h.add(bytes.Split(batch, []byte{'\n'})); errno != 0 {
-		return 0, errno
+	t.pending = append([]byte(nil), rest...)
+	if err := t.add(bytes.Split(batch, []byte{'\n'})); err != nil {
+		return 0, err
 	}
-	return uint32(len(data)), 0
+	return len(data), nil
 }
 
 // add checks lines and adds them to the transaction.
-func (h *controlHandle) add(lines [][]byte) syscall.Errno {
-	state, err := h.f.ctl.check(h.state, len(h.txn), lines)
+func (t *Txn) add(lines [][]byte) error {
+	state, err := t.ctl.check(t.caller, t.state, len(t.txn), lines)
 	if err != nil {
-		return h.fail(err)
+		return t.fail(err)
 	}
-	h.state = state
-	h.txn = append(h.txn, lines...)
-	return 0
+	t.state = state
+	t.txn = append(t.txn, lines...)
+	return nil
 }
 
 // Flush takes a last line that has no newline and commits the
 // transaction. It comes at every close of a descriptor of this open file
 // (twice after dup): only the first finds something to do.
-func (h *controlHandle) Flush(ctx context.Context) syscall.Errno {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.failed == nil && len(h.pending) > 0 {
-		line := h.pending
-		h.pending = nil
-		if errno := h.add([][]byte{line}); errno != 0 {
-			return errno
+func (t *Txn) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failed == nil && len(t.pending) > 0 {
+		line := t.pending
+		t.pending = nil
+		if err := t.add([][]byte{line}); err != nil {
+			return err
 		}
 	}
-	return h.commit()
+	return t.commit()
 }
 
-// Fsync commits the transaction's complete lines (vim's :w syncs before it
+// Sync commits the transaction's complete lines (vim's :w syncs before it
 // closes).
-func (h *controlHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.commit()
+func (t *Txn) Sync() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.commit()
 }
 
-// commit carries out the transaction's lines. h.mu is held.
-func (h *controlHandle) commit() syscall.Errno {
-	if h.failed != nil {
-		return h.f.r.errno(h.failed)
+// commit carries out the transaction's lines. t.mu is held.
+func (t *Txn) commit() error {
+	if t.failed != nil {
+		return t.failed
 	}
-	if len(h.txn) == 0 {
-		return 0
+	if len(t.txn) == 0 {
+		return nil
 	}
-	lines, state := h.txn, h.state
-	h.txn, h.state, h.size = nil, nil, len(h.pending)
-	reply, err := h.f.ctl.run(state, lines)
+	lines, state := t.txn, t.state
+	t.txn, t.state, t.size = nil, nil, len(t.pending)
+	reply, err := t.ctl.run(t.caller, state, lines)
 	if err != nil {
-		return h.fail(err)
+		return t.fail(err)
 	}
-	h.reply = append(h.reply, reply...)
-	h.f.r.settle()
-	return 0
+	t.reply = append(t.reply, reply...)
+	t.v.settle()
+	return nil
 }
 
 // fail discards the transaction, refuses the rest of this open file and
 // records why.
-func (h *controlHandle) fail(err error) syscall.Errno {
-	h.txn, h.state, h.pending = nil, nil, nil
-	h.failed = err
-	h.f.ctl.refused(fmt.Errorf("%w; nothing of this transaction was written (it is everything written through the open file since it was opened or last closed, synced or read)", err))
-	return h.f.r.errno(err)
+func (t *Txn) fail(err error) error {
+	t.txn, t.state, t.pending = nil, nil, nil
+	t.failed = err
+	t.ctl.refused(fmt.Errorf("%w; nothing of this transaction was written (it is everything written through the open file since it was opened or last closed, synced or read)", err))
+	return err
 }
 
 // refuseLater refuses a write after the transaction was refused.
-func (h *controlHandle) refuseLater() syscall.Errno {
-	if !h.laterSaid {
-		h.laterSaid = true
-		h.f.ctl.refused(&refusal{h.failed, fmt.Sprintf("%s: a later write through the same open file was refused too: its transaction was refused before; close the file and open it again", h.f.name())})
+func (t *Txn) refuseLater() error {
+	if !t.laterSaid {
+		t.laterSaid = true
+		t.ctl.refused(&refusal{t.failed, fmt.Sprintf("%s: a later write through the same open file was refused too: its transaction was refused before; close the file and open it again", t.ctl.name())})
 	}
-	return h.f.r.errno(h.failed)
+	return t.failed
 }
 
 // Read commits the transaction, then gives what the commands replied, from
 // the start and ignoring the offset; before any reply, the file's current
-// content.
-func (h *controlHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if errno := h.commit(); errno != 0 {
-		return nil, errno
+// content. It returns the bytes read, in dest or not.
+func (t *Txn) Read(dest []byte, off int64) ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.commit(); err != nil {
+		return nil, err
 	}
-	if h.reply != nil {
-		n := copy(dest, h.reply[h.replyPos:])
-		h.replyPos += n
-		return fuse.ReadResultData(dest[:n]), 0
+	if t.reply != nil {
+		n := copy(dest, t.reply[t.replyPos:])
+		t.replyPos += n
+		return dest[:n], nil
 	}
-	data, _, err := h.f.src.content()
+	data, _, err := t.f.content()
 	if err != nil {
-		return nil, h.f.r.errno(err)
+		return nil, err
 	}
-	return (&snapshot{data}).Read(ctx, dest, off)
-}
-
-// name is the control's file name, for messages.
-func (f *file) name() string {
-	if f.EmbeddedInode() == nil {
-		return "control"
-	}
-	if name, _ := f.Parent(); name != "" {
-		return name
-	}
-	return "control"
-}
-
-// refuse makes a refusal; format must say what is wrong and what to do.
-func refuse(kind error, format string, args ...any) error {
-	return &refusal{kind, fmt.Sprintf(format, args...)}
+	return Window(data, off, len(dest)), nil
 }
 
 // lineError places an error in the batch: "append: line 2: ...".
@@ -276,8 +264,8 @@ func (rs *refusals) get(path string) ([]byte, time.Time) {
 
 // refused records a refused write to the session.
 func (s sessionRef) refused(err error) {
-	s.r.refused.add(s.project+"/"+s.name, err.Error())
-	s.r.log.Warn(fmt.Sprintf("%s/%s: write refused: %v", s.project, s.name, err))
+	s.v.refused.add(s.project+"/"+s.name, err.Error())
+	s.v.log.Warn(fmt.Sprintf("%s/%s: write refused: %v", s.project, s.name, err))
 }
 
 // change builds entries against the session's current state and appends
@@ -286,10 +274,10 @@ func (s sessionRef) refused(err error) {
 // and the batch built again, once. A batch that build refuses changes
 // nothing, not even the version.
 func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error {
-	if s.r.opts.ReadOnly {
-		return view.ErrReadOnly
+	if s.v.opts.ReadOnly {
+		return ErrReadOnly
 	}
-	return s.r.st.withFreshSession(s.project, s.name, func(ss *session) error {
+	return s.v.st.withFreshSession(s.project, s.name, func(ss *session) error {
 		for retried := false; ; retried = true {
 			b := ss.tree.NewBuilder()
 			if err := build(ss, b); err != nil {
@@ -302,9 +290,9 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 				err := sessions.MigrateFile(ss.log)
 				if errors.Is(err, sessions.ErrChanged) {
 					if retried {
-						return refuse(view.ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
+						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
 					}
-					if err := s.r.st.reread(ss); err != nil {
+					if err := s.v.st.reread(ss); err != nil {
 						return err
 					}
 					continue
@@ -312,15 +300,15 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 				if err != nil {
 					return err
 				}
-				s.r.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion))
+				s.v.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion))
 			}
 			if err := sessions.Append(ss.path, b.Lines...); err != nil {
 				return err
 			}
 			// The writer reads its own write at once: the views are
 			// refreshed here (the watcher tells the kernel later).
-			if err := s.r.st.reread(ss); err != nil {
-				s.r.log.Error(fmt.Sprintf("%s: reading back after a write: %v", ss.path, err))
+			if err := s.v.st.reread(ss); err != nil {
+				s.v.log.Error(fmt.Sprintf("%s: reading back after a write: %v", ss.path, err))
 			}
 			return nil
 		}
@@ -356,7 +344,7 @@ type sessionTxn[P any] struct {
 
 // run builds the transaction's lines again against the session as it is
 // now and appends them. The lines check prepared are used as they are.
-func (c sessionControl[P]) run(state any, lines [][]byte) ([]byte, error) {
+func (c sessionControl[P]) run(_ Caller, state any, lines [][]byte) ([]byte, error) {
 	var prepared []P
 	if txn, _ := state.(*sessionTxn[P]); txn != nil && len(txn.prepared) == len(lines) {
 		prepared = txn.prepared
@@ -383,9 +371,9 @@ func (c sessionControl[P]) build(ss *session, b *tree.Builder, first int, prepar
 // check prepares lines and builds them on the batch of the earlier ones,
 // against the session as it is now; it keeps both for the next check and
 // for run, which builds them all again.
-func (c sessionControl[P]) check(state any, first int, lines [][]byte) (any, error) {
-	if c.s.r.opts.ReadOnly {
-		return nil, view.ErrReadOnly
+func (c sessionControl[P]) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	prepared, err := c.prepareAll(first, lines)
 	if err != nil {
@@ -395,7 +383,7 @@ func (c sessionControl[P]) check(state any, first int, lines [][]byte) (any, err
 	if txn == nil {
 		txn = &sessionTxn[P]{}
 	}
-	err = c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+	err = c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		if txn.b == nil {
 			txn.b = ss.tree.NewBuilder()
 		} else {
@@ -423,17 +411,19 @@ func (c sessionControl[P]) prepareAll(first int, lines [][]byte) ([]P, error) {
 
 func (c sessionControl[P]) refused(err error) { c.s.refused(err) }
 
+func (c sessionControl[P]) name() string { return c.ctl }
+
 // check plans the fork lines, after the transaction's earlier ones (the
 // session ids they take), creating nothing.
-func (c forkControl) check(state any, first int, lines [][]byte) (any, error) {
-	if c.s.r.opts.ReadOnly {
-		return nil, view.ErrReadOnly
+func (c forkControl) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	taken, _ := state.(map[string]bool)
 	if taken == nil {
 		taken = map[string]bool{}
 	}
-	err := c.s.r.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		for i, l := range lines {
 			if _, err := c.plan(ss, l, taken); err != nil {
 				return lineError("fork", first+i+1, err)
@@ -446,9 +436,9 @@ func (c forkControl) check(state any, first int, lines [][]byte) (any, error) {
 
 // check plans the new lines, after the transaction's earlier ones,
 // creating nothing.
-func (c newControl) check(state any, first int, lines [][]byte) (any, error) {
-	if c.r.opts.ReadOnly {
-		return nil, view.ErrReadOnly
+func (c newControl) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+	if c.v.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	taken, _ := state.(map[string]bool)
 	if taken == nil {

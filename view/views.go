@@ -1,8 +1,6 @@
-package nodes
+package view
 
 import (
-	"context"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -11,16 +9,11 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
-	"github.com/pifs/pifs/view"
 )
-
-func isEOF(err error) bool { return err == io.EOF }
 
 const jsonExt = ".json"
 
@@ -36,12 +29,12 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLe
 	err := s.with(func(ss *session) error {
 		n := ss.tree.Node(id)
 		if n == nil {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		if leaf := ss.tree.Leaf(); len(atLeaf) > 0 && leaf == n.Entry {
 			key = atLeaf[0]
 		}
-		data = rendered(s.r.st, ss, key, bytesSize, func() []byte { return make(ss) })
+		data = rendered(s.v.st, ss, key, bytesSize, func() []byte { return make(ss) })
 		mt = entryMtime(n.Entry)
 		return nil
 	})
@@ -62,7 +55,7 @@ func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, 
 	err := s.with(func(ss *session) error {
 		node := ss.tree.Node(id)
 		if node == nil {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		if ss.tree.Leaf() == node.Entry {
 			key = atLeaf
@@ -98,25 +91,20 @@ func findID(t *tree.Tree, name string, room int) (string, bool) {
 
 // entriesDir is entries/: every entry, one indented file each.
 type entriesDir struct {
-	dir
-	s   sessionRef
+	inSession
 	ino names.Hash // what its files' numbers start with
 }
 
-var _ = (fs.NodeLookuper)((*entriesDir)(nil))
-
 func newEntriesDir(s sessionRef) *entriesDir {
-	d := &entriesDir{s: s, ino: s.inoBase().With(entriesName)}
-	d.dir = dir{r: s.r, src: d}
-	return d
+	return &entriesDir{inSession{s}, s.inoBase().With(entriesName)}
 }
 
 func (d *entriesDir) mtime() (time.Time, error) { return d.s.activity() }
 
 func entryFileName(id string) string { return names.EncodeIn(id, len(jsonExt)) + jsonExt }
 
-func (d *entriesDir) list() ([]child, error) {
-	var out []child
+func (d *entriesDir) list() ([]Child, error) {
+	var out []Child
 	err := d.s.with(func(ss *session) error {
 		all := ss.tree.Entries()
 		withID := 0
@@ -127,8 +115,8 @@ func (d *entriesDir) list() ([]child, error) {
 		}
 		// When ids repeat, the last entry of an id has its name.
 		unique := withID == ss.tree.Len()
-		stats := entryStatsOf(d.r.st, ss)
-		out = make([]child, 0, ss.tree.Len())
+		stats := entryStatsOf(d.s.v.st, ss)
+		out = make([]Child, 0, ss.tree.Len())
 		for _, e := range all {
 			if e.ID != "" && (unique || ss.tree.Node(e.ID).Entry == e) {
 				out = append(out, d.entry(e, stats))
@@ -139,24 +127,24 @@ func (d *entriesDir) list() ([]child, error) {
 	return out, err
 }
 
-func (d *entriesDir) lookup(name string) (child, error) {
+func (d *entriesDir) lookup(name string) (Child, error) {
 	base, ok := strings.CutSuffix(name, jsonExt)
 	if !ok {
-		return child{}, view.ErrNotFound
+		return Child{}, ErrNotFound
 	}
-	var c child
+	var c Child
 	err := d.s.with(func(ss *session) error {
 		id, ok := findID(ss.tree, base, len(jsonExt))
 		if !ok {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
-		c = d.entry(ss.tree.Node(id).Entry, entryStatsOf(d.r.st, ss))
+		c = d.entry(ss.tree.Node(id).Entry, entryStatsOf(d.s.v.st, ss))
 		return nil
 	})
 	return c, err
 }
 
-func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) child {
+func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) Child {
 	return entryChild(d.s, entryFileName(e.ID), entryIno(d.ino, e), e, stats)
 }
 
@@ -164,8 +152,8 @@ func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) child {
 // with the session's stats at hand: the node it makes takes them for its
 // first attributes, so that READDIRPLUS, which asks them of every name
 // just listed, finds neither the session nor the entry again.
-func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats entryStats) child {
-	return child{name, syscall.S_IFREG, ino, func() fs.InodeEmbedder {
+func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats entryStats) Child {
+	return Child{name, syscall.S_IFREG, ino, func() Node {
 		f := newEntryFile(s, e.ID)
 		f.listed, f.stat = e, stats.of(e)
 		return f
@@ -184,8 +172,7 @@ func entryIno(base names.Hash, e *sessions.Entry) uint64 {
 // entryFile is one entry, indented. An entry never changes once written,
 // so the kernel may keep its pages.
 type entryFile struct {
-	file
-	s  sessionRef
+	inSession
 	id string
 	// listed is the entry as the folder that made the node saw it, with
 	// its stat: the first attributes (see entryChild), then forgotten,
@@ -195,10 +182,10 @@ type entryFile struct {
 }
 
 func newEntryFile(s sessionRef, id string) *entryFile {
-	f := &entryFile{s: s, id: id}
-	f.file = file{r: s.r, src: f, immutable: true}
-	return f
+	return &entryFile{inSession: inSession{s}, id: id}
 }
+
+func (f *entryFile) kept() {}
 
 func (f *entryFile) content() ([]byte, time.Time, error) {
 	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.tree.Node(f.id).Raw) })
@@ -217,9 +204,9 @@ func (f *entryFile) size() (int64, time.Time, error) {
 		err = f.s.with(func(ss *session) error {
 			node := ss.tree.Node(f.id)
 			if node == nil {
-				return view.ErrNotFound
+				return ErrNotFound
 			}
-			st := entryStatsOf(f.s.r.st, ss).of(node.Entry)
+			st := entryStatsOf(f.s.v.st, ss).of(node.Entry)
 			n, mt = st.size(node.Entry), st.mtime(node.Entry)
 			return nil
 		})
@@ -299,23 +286,18 @@ func (s *entryStat) mtime(e *sessions.Entry) time.Time {
 // branchesDir is branches/: one folder per tip, though any entry id
 // resolves.
 type branchesDir struct {
-	dir
-	s   sessionRef
+	inSession
 	ino names.Hash // what its folders' numbers start with
 }
 
-var _ = (fs.NodeLookuper)((*branchesDir)(nil))
-
 func newBranchesDir(s sessionRef) *branchesDir {
-	d := &branchesDir{s: s, ino: s.inoBase().With(branchesName)}
-	d.dir = dir{r: s.r, src: d}
-	return d
+	return &branchesDir{inSession{s}, s.inoBase().With(branchesName)}
 }
 
 func (d *branchesDir) mtime() (time.Time, error) { return d.s.activity() }
 
-func (d *branchesDir) list() ([]child, error) {
-	var out []child
+func (d *branchesDir) list() ([]Child, error) {
+	var out []Child
 	err := d.s.with(func(ss *session) error {
 		for _, n := range ss.tree.Tips() {
 			out = append(out, d.branch(n.ID))
@@ -325,24 +307,24 @@ func (d *branchesDir) list() ([]child, error) {
 	return out, err
 }
 
-func (d *branchesDir) lookup(name string) (child, error) {
+func (d *branchesDir) lookup(name string) (Child, error) {
 	var id string
 	err := d.s.with(func(ss *session) error {
 		var ok bool
 		if id, ok = findID(ss.tree, name, 0); !ok {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		return nil
 	})
 	if err != nil {
-		return child{}, err
+		return Child{}, err
 	}
 	return d.branch(id), nil
 }
 
-func (d *branchesDir) branch(id string) child {
+func (d *branchesDir) branch(id string) Child {
 	s := d.s
-	return child{names.Encode(id), syscall.S_IFDIR, d.ino.With(id).Ino(), func() fs.InodeEmbedder { return newBranchDir(s, id) }}
+	return Child{names.Encode(id), syscall.S_IFDIR, d.ino.With(id).Ino(), func() Node { return newBranchDir(s, id) }}
 }
 
 // pathFileName names an entry by its position on the root→entry path, its
@@ -383,18 +365,13 @@ func namePos(name string) (int, bool) {
 // branchDir is branches/<id>/: the root→entry path, one file per entry,
 // and the context and transcript with that entry as leaf.
 type branchDir struct {
-	dir
-	s   sessionRef
+	inSession
 	id  string
 	ino names.Hash // what its files' numbers start with
 }
 
-var _ = (fs.NodeLookuper)((*branchDir)(nil))
-
 func newBranchDir(s sessionRef, id string) *branchDir {
-	d := &branchDir{s: s, id: id, ino: s.inoBase().With(branchesName, id)}
-	d.dir = dir{r: s.r, src: d}
-	return d
+	return &branchDir{inSession{s}, id, s.inoBase().With(branchesName, id)}
 }
 
 func (d *branchDir) mtime() (time.Time, error) {
@@ -409,14 +386,14 @@ func pathTo(st *store, ss *session, id string) []*sessions.Entry {
 		func() []*sessions.Entry { return ss.tree.PathTo(id) })
 }
 
-func (d *branchDir) list() ([]child, error) {
-	out := []child{d.context(), d.transcript(), d.html()}
+func (d *branchDir) list() ([]Child, error) {
+	out := []Child{d.context(), d.transcript(), d.html()}
 	err := d.s.with(func(ss *session) error {
-		path := pathTo(d.r.st, ss, d.id)
+		path := pathTo(d.s.v.st, ss, d.id)
 		if len(path) == 0 {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
-		stats := entryStatsOf(d.r.st, ss)
+		stats := entryStatsOf(d.s.v.st, ss)
 		for i, e := range path {
 			out = append(out, d.entry(i+1, e, stats))
 		}
@@ -425,7 +402,7 @@ func (d *branchDir) list() ([]child, error) {
 	return out, err
 }
 
-func (d *branchDir) lookup(name string) (child, error) {
+func (d *branchDir) lookup(name string) (Child, error) {
 	switch name {
 	case contextName:
 		return d.context(), nil
@@ -436,36 +413,36 @@ func (d *branchDir) lookup(name string) (child, error) {
 	}
 	pos, ok := namePos(name)
 	if !ok {
-		return child{}, view.ErrNotFound
+		return Child{}, ErrNotFound
 	}
-	var c child
+	var c Child
 	err := d.s.with(func(ss *session) error {
-		path := pathTo(d.r.st, ss, d.id)
+		path := pathTo(d.s.v.st, ss, d.id)
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
-		c = d.entry(pos, path[pos-1], entryStatsOf(d.r.st, ss))
+		c = d.entry(pos, path[pos-1], entryStatsOf(d.s.v.st, ss))
 		return nil
 	})
 	return c, err
 }
 
-func (d *branchDir) context() child {
+func (d *branchDir) context() Child {
 	s, id := d.s, d.id
-	return child{contextName, syscall.S_IFREG, d.ino.With(contextName).Ino(), func() fs.InodeEmbedder { return newContextFile(s, id, true) }}
+	return Child{contextName, syscall.S_IFREG, d.ino.With(contextName).Ino(), func() Node { return newContextFile(s, id, true) }}
 }
 
-func (d *branchDir) transcript() child {
+func (d *branchDir) transcript() Child {
 	s, id := d.s, d.id
-	return child{transcriptName, syscall.S_IFREG, d.ino.With(transcriptName).Ino(), func() fs.InodeEmbedder { return newTranscriptFile(s, id, true) }}
+	return Child{transcriptName, syscall.S_IFREG, d.ino.With(transcriptName).Ino(), func() Node { return newTranscriptFile(s, id, true) }}
 }
 
-func (d *branchDir) html() child {
+func (d *branchDir) html() Child {
 	s, id := d.s, d.id
-	return child{htmlName, syscall.S_IFREG, d.ino.With(htmlName).Ino(), func() fs.InodeEmbedder { return newHTMLFile(s, id, true) }}
+	return Child{htmlName, syscall.S_IFREG, d.ino.With(htmlName).Ino(), func() Node { return newHTMLFile(s, id, true) }}
 }
 
-func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
+func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
 	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
 
@@ -473,18 +450,13 @@ func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
 // each with exactly one child, named by its first entry, holding its
 // entries' files and one folder per segment that starts where it forks.
 type segmentDir struct {
-	dir
-	s     sessionRef
+	inSession
 	first string
 	ino   names.Hash // what the numbers in tree/ start with
 }
 
-var _ = (fs.NodeLookuper)((*segmentDir)(nil))
-
 func newSegmentDir(s sessionRef, first string) *segmentDir {
-	d := &segmentDir{s: s, first: first, ino: s.inoBase().With(treeName)}
-	d.dir = dir{r: s.r, src: d}
-	return d
+	return &segmentDir{inSession{s}, first, s.inoBase().With(treeName)}
 }
 
 // segInfo is one folder of tree/: its segment's nodes, the position of the
@@ -528,7 +500,7 @@ func segmentTable(st *store, ss *session) map[string]*segInfo {
 func (d *segmentDir) segment(st *store, ss *session) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
 	info := segmentTable(st, ss)[d.first]
 	if info == nil {
-		return nil, 0, nil, view.ErrNotFound
+		return nil, 0, nil, ErrNotFound
 	}
 	return info.nodes, info.pos, info.next, nil
 }
@@ -539,11 +511,11 @@ func (d *segmentDir) mtime() (time.Time, error) {
 	}
 	var mt time.Time
 	err := d.s.with(func(ss *session) error {
-		nodes, _, _, err := d.segment(d.r.st, ss)
+		nodes, _, _, err := d.segment(d.s.v.st, ss)
 		if err != nil {
 			return err
 		}
-		stats := entryStatsOf(d.r.st, ss)
+		stats := entryStatsOf(d.s.v.st, ss)
 		for _, n := range nodes {
 			if t := stats.of(n.Entry).mtime(n.Entry); t.After(mt) {
 				mt = t
@@ -557,14 +529,14 @@ func (d *segmentDir) mtime() (time.Time, error) {
 	return mt, err
 }
 
-func (d *segmentDir) list() ([]child, error) {
-	var out []child
+func (d *segmentDir) list() ([]Child, error) {
+	var out []Child
 	err := d.s.with(func(ss *session) error {
-		nodes, pos, next, err := d.segment(d.r.st, ss)
+		nodes, pos, next, err := d.segment(d.s.v.st, ss)
 		if err != nil {
 			return err
 		}
-		stats := entryStatsOf(d.r.st, ss)
+		stats := entryStatsOf(d.s.v.st, ss)
 		for i, n := range nodes {
 			out = append(out, d.entry(pos+i, n.Entry, stats))
 		}
@@ -576,16 +548,16 @@ func (d *segmentDir) list() ([]child, error) {
 	return out, err
 }
 
-func (d *segmentDir) lookup(name string) (child, error) {
-	var c child
+func (d *segmentDir) lookup(name string) (Child, error) {
+	var c Child
 	err := d.s.with(func(ss *session) error {
-		nodes, pos, next, err := d.segment(d.r.st, ss)
+		nodes, pos, next, err := d.segment(d.s.v.st, ss)
 		if err != nil {
 			return err
 		}
 		if p, ok := namePos(name); ok && strings.HasSuffix(name, jsonExt) {
 			if i := p - pos; i >= 0 && i < len(nodes) && pathFileName(p, nodes[i].Entry) == name {
-				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.r.st, ss))
+				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.s.v.st, ss))
 				return nil
 			}
 		}
@@ -595,38 +567,30 @@ func (d *segmentDir) lookup(name string) (child, error) {
 				return nil
 			}
 		}
-		return view.ErrNotFound
+		return ErrNotFound
 	})
 	return c, err
 }
 
-func (d *segmentDir) entry(pos int, e *sessions.Entry, stats entryStats) child {
+func (d *segmentDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
 	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
 
-func (d *segmentDir) sub(id string) child {
+func (d *segmentDir) sub(id string) Child {
 	s := d.s
-	return child{names.Encode(id), syscall.S_IFDIR, d.ino.With(id).Ino(), func() fs.InodeEmbedder { return newSegmentDir(s, id) }}
+	return Child{names.Encode(id), syscall.S_IFDIR, d.ino.With(id).Ino(), func() Node { return newSegmentDir(s, id) }}
 }
 
 // labelsDir is labels/: one symlink per label to the labelled entry. When
 // two entries carry the same label, the one labelled last has the name.
-type labelsDir struct {
-	dir
-	s sessionRef
-}
+type labelsDir struct{ inSession }
 
 var (
-	_ = (fs.NodeLookuper)((*labelsDir)(nil))
-	_ = (fs.NodeSymlinker)((*labelsDir)(nil))
-	_ = (fs.NodeUnlinker)((*labelsDir)(nil))
+	_ symlinker = (*labelsDir)(nil)
+	_ unlinker  = (*labelsDir)(nil)
 )
 
-func newLabelsDir(s sessionRef) *labelsDir {
-	d := &labelsDir{s: s}
-	d.dir = dir{r: s.r, src: d}
-	return d
-}
+func newLabelsDir(s sessionRef) *labelsDir { return &labelsDir{inSession{s}} }
 
 func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
 
@@ -644,8 +608,8 @@ func labels(t *tree.Tree) (spelled []string, texts map[string]string) {
 	return spelled, texts
 }
 
-func (d *labelsDir) list() ([]child, error) {
-	var out []child
+func (d *labelsDir) list() ([]Child, error) {
+	var out []Child
 	err := d.s.with(func(ss *session) error {
 		names, texts := labels(ss.tree)
 		for _, n := range names {
@@ -656,13 +620,13 @@ func (d *labelsDir) list() ([]child, error) {
 	return out, err
 }
 
-func (d *labelsDir) lookup(name string) (child, error) {
-	var c child
+func (d *labelsDir) lookup(name string) (Child, error) {
+	var c Child
 	err := d.s.with(func(ss *session) error {
 		_, texts := labels(ss.tree)
 		text, ok := texts[name]
 		if !ok {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		c = d.label(ss, name, text)
 		return nil
@@ -673,53 +637,49 @@ func (d *labelsDir) lookup(name string) (child, error) {
 // label is the link of a label text. Its inode number includes the entry
 // it points at, so that a label moved to another entry is a new link to
 // the kernel, which keeps link targets.
-func (d *labelsDir) label(ss *session, name, text string) child {
+func (d *labelsDir) label(ss *session, name, text string) Child {
 	s := d.s
 	to, _ := ss.tree.LabelTarget(text)
-	return child{name, syscall.S_IFLNK, s.ino(labelsName, text, to), func() fs.InodeEmbedder { return newLabelLink(s, text) }}
+	return Child{name, syscall.S_IFLNK, s.ino(labelsName, text, to), func() Node { return newLabelLink(s, text) }}
 }
 
 // Symlink labels an entry: `ln -s ID labels/NAME` (or a path ending in
 // ID.json) gives the entry the label NAME spells (pi's /label).
-func (d *labelsDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 	text, ok := names.Decode(name)
 	if !ok {
-		err := refuse(view.ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
+		err := refuse(ErrInvalid, `labels: %q does not spell a label (%%, / and NUL are written %%25, %%2F and %%00); rename the link`, name)
 		d.s.refused(err)
-		return nil, d.r.errno(err)
+		return Child{}, err
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		id, ok := resolveRef(ss.tree, b, target)
 		if !ok {
-			return refuse(view.ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
+			return refuse(ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
 		}
 		_, err := b.Label(id, text)
 		return err
 	})
 	if err != nil {
 		d.s.refused(err)
-		return nil, d.r.errno(err)
+		return Child{}, err
 	}
-	c, err := d.lookup(name)
-	if err != nil {
-		return nil, d.r.errno(err)
-	}
-	return d.newChild(ctx, c, out)
+	return d.lookup(name)
 }
 
 // Unlink clears a label: `rm labels/NAME` clears it on every entry that
 // carries it, so that the name goes away.
-func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
-	if d.r.removals.removing(ctx, d.s) {
-		err := refuse(view.ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
+func (d *labelsDir) unlink(name string, c Caller) error {
+	if d.s.v.removals.removing(c, d.s) {
+		err := refuse(ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
 		d.s.refused(err)
-		return d.r.errno(err)
+		return err
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		_, texts := labels(ss.tree)
 		text, ok := texts[name]
 		if !ok {
-			return refuse(view.ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)
+			return refuse(ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)
 		}
 		for _, id := range ss.tree.LabelOrder() {
 			if l, _ := ss.tree.Label(id); l.Text == text {
@@ -733,21 +693,16 @@ func (d *labelsDir) Unlink(ctx context.Context, name string) syscall.Errno {
 	if err != nil {
 		d.s.refused(err)
 	}
-	return d.r.errno(err)
+	return err
 }
 
 // labelLink is labels/<label> -> ../entries/<id>.json.
 type labelLink struct {
-	link
-	s    sessionRef
+	inSession
 	text string
 }
 
-func newLabelLink(s sessionRef, text string) *labelLink {
-	l := &labelLink{s: s, text: text}
-	l.link = link{r: s.r, src: l}
-	return l
-}
+func newLabelLink(s sessionRef, text string) *labelLink { return &labelLink{inSession{s}, text} }
 
 func (l *labelLink) target() (string, time.Time, error) {
 	var target string
@@ -755,7 +710,7 @@ func (l *labelLink) target() (string, time.Time, error) {
 	err := l.s.with(func(ss *session) error {
 		id, ok := ss.tree.LabelTarget(l.text)
 		if !ok {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		lab, _ := ss.tree.Label(id)
 		target = "../" + entriesName + "/" + entryFileName(id)

@@ -1,34 +1,37 @@
-package nodes
+package view
 
 import (
-	"context"
 	"errors"
-	"os"
 	"syscall"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
-	"github.com/pifs/pifs/view"
 )
 
-// sessionRef names one session of the store; nodes inside a session folder
-// hold it and fetch the session's current state on every call.
+// sessionRef names one session of the store; the values inside a session
+// folder hold it and fetch the session's current state on every call.
 type sessionRef struct {
-	r             *Root
+	v             *View
 	project, name string
 }
 
+// scope is the session's: every view of it shows its file's owner.
+func (s sessionRef) scope() Scope { return Scope{s.project, s.name} }
+
+// inSession is a value of a session's scope.
+type inSession struct{ s sessionRef }
+
+func (p inSession) scope() Scope { return p.s.scope() }
+
 // with runs fn with the parsed, up-to-date session.
 func (s sessionRef) with(fn func(*session) error) error {
-	return s.r.st.withSession(s.project, s.name, fn)
+	return s.v.st.withSession(s.project, s.name, fn)
 }
 
-func (s sessionRef) meta() (*sessions.File, error) { return s.r.st.meta(s.project, s.name) }
+func (s sessionRef) meta() (*sessions.File, error) { return s.v.st.meta(s.project, s.name) }
 
 // activity is the session's latest activity: its folder's mtime.
 func (s sessionRef) activity() (time.Time, error) {
@@ -46,7 +49,7 @@ func (s sessionRef) leaf() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if leaf, ok := s.r.st.parsedLeaf(f); ok {
+	if leaf, ok := s.v.st.parsedLeaf(f); ok {
 		return leaf, nil
 	}
 	if t, err := f.Tail(); err == nil && t.LeafKnown {
@@ -66,7 +69,7 @@ func (s sessionRef) inoBase() names.Hash { return names.Seed.With("s", s.project
 // render returns a rendering of the session, made once per version, and the
 // session's latest activity.
 func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time.Time, error) {
-	s.r.ahead.saw(s, aheadWork{key: key, make: make})
+	s.v.ahead.saw(s, aheadWork{key: key, make: make})
 	return s.renderNow(key, make)
 }
 
@@ -74,8 +77,8 @@ func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time
 // session whose parse is not held is rendered from its version's plan
 // when it has one (see plans).
 func (s sessionRef) renderPlanned(key string, make func(*session) []byte) ([]byte, time.Time, error) {
-	s.r.ahead.saw(s, aheadWork{key: key, make: make, planned: true})
-	if data, f, ok := s.r.st.fromPlan(s.project, s.name, key); ok {
+	s.v.ahead.saw(s, aheadWork{key: key, make: make, planned: true})
+	if data, f, ok := s.v.st.fromPlan(s.project, s.name, key); ok {
 		return data, activity(f), nil
 	}
 	return s.renderNow(key, make)
@@ -86,7 +89,7 @@ func (s sessionRef) renderNow(key string, make func(*session) []byte) ([]byte, t
 	var data []byte
 	var f *sessions.File
 	err := s.with(func(ss *session) error {
-		data = rendered(s.r.st, ss, key, bytesSize, func() []byte { return make(ss) })
+		data = rendered(s.v.st, ss, key, bytesSize, func() []byte { return make(ss) })
 		f = ss.file
 		return nil
 	})
@@ -103,7 +106,7 @@ func (s sessionRef) renderNow(key string, make func(*session) []byte) ([]byte, t
 // so that stat counts a view at most once while the file is unchanged,
 // however often the session is evicted.
 func (s sessionRef) renderSize(key string, count func(*session) int64) (int64, time.Time, error) {
-	s.r.ahead.saw(s, aheadWork{key: key, count: count})
+	s.v.ahead.saw(s, aheadWork{key: key, count: count})
 	return s.size(key, count)
 }
 
@@ -121,7 +124,7 @@ func (s sessionRef) knownSize(key string, count func(*session) int64) (int64, ti
 	if !ok {
 		return 0, time.Time{}, false
 	}
-	s.r.ahead.saw(s, aheadWork{key: key, count: count})
+	s.v.ahead.saw(s, aheadWork{key: key, count: count})
 	return n, activity(f), true
 }
 
@@ -183,17 +186,10 @@ const (
 )
 
 // sessionDir is one session: its file, views of it, and its controls.
-type sessionDir struct {
-	dir
-	s sessionRef
-}
+type sessionDir struct{ inSession }
 
-var _ = (fs.NodeLookuper)((*sessionDir)(nil))
-
-func newSessionDir(r *Root, project, name string) *sessionDir {
-	d := &sessionDir{s: sessionRef{r, project, name}}
-	d.dir = dir{r: r, src: d}
-	return d
+func newSessionDir(v *View, project, name string) *sessionDir {
+	return &sessionDir{inSession{sessionRef{v, project, name}}}
 }
 
 func (d *sessionDir) mtime() (time.Time, error) { return d.s.activity() }
@@ -203,34 +199,34 @@ func (d *sessionDir) mtime() (time.Time, error) { return d.s.activity() }
 var sessionFiles = []struct {
 	name string
 	mode uint32
-	make func(s sessionRef) fs.InodeEmbedder
+	make func(s sessionRef) Node
 }{
-	{sessionFileName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newSessionFile(s) }},
-	{headerName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newHeaderFile(s) }},
-	{infoName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newInfoFile(s) }},
-	{contextName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newContextFile(s, "", false) }},
-	{transcriptName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newTranscriptFile(s, "", false) }},
-	{htmlName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newHTMLFile(s, "", false) }},
-	{nameName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newNameFile(s) }},
-	{leafName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newLeafFile(s) }},
-	{appendName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newAppendFile(s) }},
-	{forkName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newForkFile(s) }},
-	{errorsName, syscall.S_IFREG, func(s sessionRef) fs.InodeEmbedder { return newErrorsFile(s) }},
-	{entriesName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newEntriesDir(s) }},
-	{branchesName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newBranchesDir(s) }},
-	{treeName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newSegmentDir(s, "") }},
-	{labelsName, syscall.S_IFDIR, func(s sessionRef) fs.InodeEmbedder { return newLabelsDir(s) }},
-	{currentName, syscall.S_IFLNK, func(s sessionRef) fs.InodeEmbedder { return newCurrentLink(s) }},
+	{sessionFileName, syscall.S_IFREG, func(s sessionRef) Node { return newSessionFile(s) }},
+	{headerName, syscall.S_IFREG, func(s sessionRef) Node { return newHeaderFile(s) }},
+	{infoName, syscall.S_IFREG, func(s sessionRef) Node { return newInfoFile(s) }},
+	{contextName, syscall.S_IFREG, func(s sessionRef) Node { return newContextFile(s, "", false) }},
+	{transcriptName, syscall.S_IFREG, func(s sessionRef) Node { return newTranscriptFile(s, "", false) }},
+	{htmlName, syscall.S_IFREG, func(s sessionRef) Node { return newHTMLFile(s, "", false) }},
+	{nameName, syscall.S_IFREG, func(s sessionRef) Node { return newNameFile(s) }},
+	{leafName, syscall.S_IFREG, func(s sessionRef) Node { return newLeafFile(s) }},
+	{appendName, syscall.S_IFREG, func(s sessionRef) Node { return newAppendFile(s) }},
+	{forkName, syscall.S_IFREG, func(s sessionRef) Node { return newForkFile(s) }},
+	{errorsName, syscall.S_IFREG, func(s sessionRef) Node { return newErrorsFile(s) }},
+	{entriesName, syscall.S_IFDIR, func(s sessionRef) Node { return newEntriesDir(s) }},
+	{branchesName, syscall.S_IFDIR, func(s sessionRef) Node { return newBranchesDir(s) }},
+	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
+	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
+	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
 }
 
-func (d *sessionDir) list() ([]child, error) {
+func (d *sessionDir) list() ([]Child, error) {
 	if _, err := d.s.meta(); err != nil {
 		return nil, err
 	}
-	out := make([]child, 0, len(sessionFiles))
+	out := make([]Child, 0, len(sessionFiles))
 	for _, e := range sessionFiles {
 		c, err := d.lookup(e.name)
-		if errors.Is(err, view.ErrNotFound) && e.name == currentName {
+		if errors.Is(err, ErrNotFound) && e.name == currentName {
 			continue
 		}
 		if err != nil {
@@ -241,7 +237,7 @@ func (d *sessionDir) list() ([]child, error) {
 	return out, nil
 }
 
-func (d *sessionDir) lookup(name string) (child, error) {
+func (d *sessionDir) lookup(name string) (Child, error) {
 	s := d.s
 	for _, e := range sessionFiles {
 		if e.name != name {
@@ -251,35 +247,26 @@ func (d *sessionDir) lookup(name string) (child, error) {
 		if name == currentName {
 			leaf, err := s.leaf()
 			if err != nil {
-				return child{}, err
+				return Child{}, err
 			}
 			if leaf == "" {
-				return child{}, view.ErrNotFound
+				return Child{}, ErrNotFound
 			}
 			// A new leaf is a new link to the kernel, which keeps
 			// link targets.
 			ino = s.ino(name, leaf)
 		}
 		make := e.make
-		return child{name, e.mode, ino, func() fs.InodeEmbedder { return make(s) }}, nil
+		return Child{name, e.mode, ino, func() Node { return make(s) }}, nil
 	}
-	return child{}, view.ErrNotFound
+	return Child{}, ErrNotFound
 }
 
 // sessionFile is session.jsonl: the file on disk, byte for byte, read
 // straight from it so that its size and content are always the file's.
-type sessionFile struct {
-	fs.Inode
-	s sessionRef
-}
+type sessionFile struct{ inSession }
 
-var (
-	_ = (fs.NodeGetattrer)((*sessionFile)(nil))
-	_ = (fs.NodeSetattrer)((*sessionFile)(nil))
-	_ = (fs.NodeOpener)((*sessionFile)(nil))
-)
-
-func newSessionFile(s sessionRef) *sessionFile { return &sessionFile{s: s} }
+func newSessionFile(s sessionRef) *sessionFile { return &sessionFile{inSession{s}} }
 
 func (f *sessionFile) path() (string, error) {
 	m, err := f.s.meta()
@@ -289,83 +276,20 @@ func (f *sessionFile) path() (string, error) {
 	return m.Path, nil
 }
 
-// fillAttr gives the file's size and mtime as the index knows them.
-func (f *sessionFile) fillAttr(out *fuse.Attr) error {
+// stat gives the file's size and mtime as the index knows them.
+func (f *sessionFile) stat() (int64, time.Time, error) {
 	m, err := f.s.meta()
 	if err != nil {
-		return err
+		return 0, time.Time{}, err
 	}
-	f.s.r.fill(out, syscall.S_IFREG|0o444, uint64(m.Sig.Size), time.Unix(0, m.Sig.Mtime))
-	return nil
-}
-
-func (f *sessionFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	if h, ok := fh.(*osFile); ok {
-		fi, err := h.f.Stat()
-		if err != nil {
-			return f.s.r.errno(err)
-		}
-		f.s.r.fill(&out.Attr, syscall.S_IFREG|0o444, uint64(fi.Size()), fi.ModTime())
-	} else if err := f.fillAttr(&out.Attr); err != nil {
-		return f.s.r.errno(err)
-	}
-	n := f.EmbeddedInode()
-	own(&out.Attr, f.s.r.ownerFor(n.Operations(), parentOf(n)))
-	return 0
-}
-
-func (f *sessionFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EROFS
-}
-
-func (f *sessionFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if wantsWrite(flags) {
-		return nil, 0, syscall.EROFS
-	}
-	path, err := f.path()
-	if err != nil {
-		return nil, 0, f.s.r.errno(err)
-	}
-	fd, err := sessions.OpenRegular(path) // a FIFO put there must not block
-	if err != nil {
-		return nil, 0, f.s.r.errno(err)
-	}
-	return &osFile{fd}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
-}
-
-// osFile is an open session file.
-type osFile struct{ f *os.File }
-
-var (
-	_ = (fs.FileReader)((*osFile)(nil))
-	_ = (fs.FileReleaser)((*osFile)(nil))
-)
-
-func (h *osFile) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	n, err := h.f.ReadAt(dest, off)
-	if n > 0 || err == nil || isEOF(err) {
-		return fuse.ReadResultData(dest[:n]), 0
-	}
-	return nil, toErrno(err)
-}
-
-func (h *osFile) Release(ctx context.Context) syscall.Errno {
-	h.f.Close()
-	return 0
+	return m.Sig.Size, time.Unix(0, m.Sig.Mtime), nil
 }
 
 // headerFile is header.json: the header line, indented. It needs only the
 // header, not the parsed session.
-type headerFile struct {
-	file
-	s sessionRef
-}
+type headerFile struct{ inSession }
 
-func newHeaderFile(s sessionRef) *headerFile {
-	f := &headerFile{s: s}
-	f.file = file{r: s.r, src: f}
-	return f
-}
+func newHeaderFile(s sessionRef) *headerFile { return &headerFile{inSession{s}} }
 
 func (f *headerFile) content() ([]byte, time.Time, error) {
 	m, err := f.s.meta()
@@ -380,16 +304,9 @@ func (f *headerFile) content() ([]byte, time.Time, error) {
 }
 
 // infoFile is info.json.
-type infoFile struct {
-	file
-	s sessionRef
-}
+type infoFile struct{ inSession }
 
-func newInfoFile(s sessionRef) *infoFile {
-	f := &infoFile{s: s}
-	f.file = file{r: s.r, src: f}
-	return f
-}
+func newInfoFile(s sessionRef) *infoFile { return &infoFile{inSession{s}} }
 
 func renderInfo(ss *session) []byte {
 	return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime))
@@ -406,14 +323,14 @@ func (f *infoFile) size() (int64, time.Time, error) { return f.s.renderSize(info
 func (f *infoFile) knownSize() (int64, time.Time, bool) { return f.s.knownSize(infoName, f.count) }
 
 func (f *infoFile) count(ss *session) int64 {
-	return int64(len(rendered(f.s.r.st, ss, infoName, bytesSize, func() []byte { return renderInfo(ss) })))
+	return int64(len(rendered(f.s.v.st, ss, infoName, bytesSize, func() []byte { return renderInfo(ss) })))
 }
 
 // pathView is a rendering of a path of the session: to its leaf (the
 // session folder's view) or to one entry (branches/<id>/). The branch at
 // the file's last entry shares the session's own rendering.
 type pathView struct {
-	s      sessionRef
+	inSession
 	at     string
 	branch bool
 	name   string
@@ -465,43 +382,35 @@ func contextOf(ss *session, at string) *tree.Context {
 
 // contextFile is context.json: the model context at the session's leaf, or
 // at a branch's entry.
-type contextFile struct {
-	file
-	pathView
-}
+type contextFile struct{ pathView }
 
 func newContextFile(s sessionRef, at string, branch bool) *contextFile {
 	// The context at the session's leaf leaves its plan.
 	context := func(ss *session, at string) *tree.Context {
 		c := contextOf(ss, at)
 		if at == "" {
-			s.r.st.keepPlan(ss, c)
+			s.v.st.keepPlan(ss, c)
 		}
 		return c
 	}
-	f := &contextFile{pathView: pathView{s, at, branch, contextName, func(ss *session, at string) []byte {
+	f := &contextFile{pathView: pathView{inSession{s}, at, branch, contextName, func(ss *session, at string) []byte {
 		return render.ContextJSON(context(ss, at))
 	}, func(ss *session, at string) int64 {
 		return render.ContextSize(context(ss, at))
 	}}}
-	f.file = file{r: s.r, src: f}
 	return f
 }
 
 // transcriptFile is transcript.md: the root→leaf path (or root→entry, for a
 // branch) as Markdown.
-type transcriptFile struct {
-	file
-	pathView
-}
+type transcriptFile struct{ pathView }
 
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
-	f := &transcriptFile{pathView: pathView{s, at, branch, transcriptName, func(ss *session, at string) []byte {
-		return render.Transcript(pathOf(s.r.st, ss, at))
+	f := &transcriptFile{pathView: pathView{inSession{s}, at, branch, transcriptName, func(ss *session, at string) []byte {
+		return render.Transcript(pathOf(s.v.st, ss, at))
 	}, func(ss *session, at string) int64 {
-		return render.TranscriptSize(pathOf(s.r.st, ss, at))
+		return render.TranscriptSize(pathOf(s.v.st, ss, at))
 	}}}
-	f.file = file{r: s.r, src: f}
 	return f
 }
 
@@ -516,7 +425,7 @@ type followed struct {
 // path is the path the transcript shows: to the leaf, or to the branch's
 // entry.
 func (f *transcriptFile) path(ss *session) []*sessions.Entry {
-	return pathOf(f.s.r.st, ss, f.at)
+	return pathOf(f.s.v.st, ss, f.at)
 }
 
 func (f *transcriptFile) start() ([]byte, any, error) {
@@ -524,7 +433,7 @@ func (f *transcriptFile) start() ([]byte, any, error) {
 	var data []byte
 	err := f.s.with(func(ss *session) error {
 		if f.branch && ss.tree.Node(f.at) == nil {
-			return view.ErrNotFound
+			return ErrNotFound
 		}
 		st = followed{ss.file, ss.tree, f.path(ss)}
 		return nil
@@ -570,32 +479,21 @@ func sameEntry(a, b *sessions.Entry) bool {
 // htmlFile is transcript.html: the same path as one self-contained page.
 // A page is read whole, so it does not follow the session: a new open (a
 // reload) shows what was added.
-type htmlFile struct {
-	file
-	pathView
-}
+type htmlFile struct{ pathView }
 
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
-	f := &htmlFile{pathView: pathView{s, at, branch, htmlName, func(ss *session, at string) []byte {
-		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.r.st, ss, at))
+	f := &htmlFile{pathView: pathView{inSession{s}, at, branch, htmlName, func(ss *session, at string) []byte {
+		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}, func(ss *session, at string) int64 {
-		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.r.st, ss, at))
+		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}}}
-	f.file = file{r: s.r, src: f}
 	return f
 }
 
 // nameFile reads the session's name (an empty line when unnamed).
-type nameFile struct {
-	file
-	s sessionRef
-}
+type nameFile struct{ inSession }
 
-func newNameFile(s sessionRef) *nameFile {
-	f := &nameFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: nameControl(s)}
-	return f
-}
+func newNameFile(s sessionRef) *nameFile { return &nameFile{inSession{s}} }
 
 func (f *nameFile) content() ([]byte, time.Time, error) {
 	return f.s.render(nameName, func(ss *session) []byte { return []byte(ss.tree.Name() + "\n") })
@@ -609,16 +507,9 @@ func nameSize(ss *session) int64 { return int64(len(ss.tree.Name()) + 1) }
 
 // leafFile reads the id of the entry the session stands at (an empty line
 // when there is none).
-type leafFile struct {
-	file
-	s sessionRef
-}
+type leafFile struct{ inSession }
 
-func newLeafFile(s sessionRef) *leafFile {
-	f := &leafFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: leafControl(s)}
-	return f
-}
+func newLeafFile(s sessionRef) *leafFile { return &leafFile{inSession{s}} }
 
 func (f *leafFile) content() ([]byte, time.Time, error) {
 	leaf, err := f.s.leaf()
@@ -631,16 +522,9 @@ func (f *leafFile) content() ([]byte, time.Time, error) {
 
 // appendFile is append: each line written adds an entry at the leaf.
 // Reading it gives nothing.
-type appendFile struct {
-	file
-	s sessionRef
-}
+type appendFile struct{ inSession }
 
-func newAppendFile(s sessionRef) *appendFile {
-	f := &appendFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: appendControl(s)}
-	return f
-}
+func newAppendFile(s sessionRef) *appendFile { return &appendFile{inSession{s}} }
 
 func (f *appendFile) content() ([]byte, time.Time, error) {
 	mt, err := f.s.activity()
@@ -649,16 +533,9 @@ func (f *appendFile) content() ([]byte, time.Time, error) {
 
 // forkFile is fork: each line written makes a new session from this one;
 // reading the same open file then gives the new sessions' paths.
-type forkFile struct {
-	file
-	s sessionRef
-}
+type forkFile struct{ inSession }
 
-func newForkFile(s sessionRef) *forkFile {
-	f := &forkFile{s: s}
-	f.file = file{r: s.r, src: f, ctl: forkControl{s}}
-	return f
-}
+func newForkFile(s sessionRef) *forkFile { return &forkFile{inSession{s}} }
 
 func (f *forkFile) content() ([]byte, time.Time, error) {
 	mt, err := f.s.activity()
@@ -667,19 +544,12 @@ func (f *forkFile) content() ([]byte, time.Time, error) {
 
 // errorsFile is errors: why recent writes to the session were refused,
 // newest last, each line with its time. It lives in memory only.
-type errorsFile struct {
-	file
-	s sessionRef
-}
+type errorsFile struct{ inSession }
 
-func newErrorsFile(s sessionRef) *errorsFile {
-	f := &errorsFile{s: s}
-	f.file = file{r: s.r, src: f}
-	return f
-}
+func newErrorsFile(s sessionRef) *errorsFile { return &errorsFile{inSession{s}} }
 
 func (f *errorsFile) content() ([]byte, time.Time, error) {
-	data, mt := f.s.r.refused.get(f.s.project + "/" + f.s.name)
+	data, mt := f.s.v.refused.get(f.s.project + "/" + f.s.name)
 	if mt.IsZero() {
 		var err error
 		if mt, err = f.s.activity(); err != nil {
@@ -690,16 +560,9 @@ func (f *errorsFile) content() ([]byte, time.Time, error) {
 }
 
 // currentLink is current -> branches/<leaf>.
-type currentLink struct {
-	link
-	s sessionRef
-}
+type currentLink struct{ inSession }
 
-func newCurrentLink(s sessionRef) *currentLink {
-	l := &currentLink{s: s}
-	l.link = link{r: s.r, src: l}
-	return l
-}
+func newCurrentLink(s sessionRef) *currentLink { return &currentLink{inSession{s}} }
 
 func (l *currentLink) target() (string, time.Time, error) {
 	leaf, err := l.s.leaf()
@@ -707,21 +570,29 @@ func (l *currentLink) target() (string, time.Time, error) {
 		return "", time.Time{}, err
 	}
 	if leaf == "" {
-		return "", time.Time{}, view.ErrNotFound
+		return "", time.Time{}, ErrNotFound
 	}
 	mt, err := l.s.activity()
 	return branchesName + "/" + names.Encode(leaf), mt, err
 }
 
-// The views whose size takes parsing or rendering the session.
-func (f *contextFile) costly()    {}
-func (f *transcriptFile) costly() {}
-func (f *htmlFile) costly()       {}
-func (f *infoFile) costly()       {}
-func (f *nameFile) costly()       {}
-func (f *usageFile) costly()      {}
-
+// The views whose size takes parsing or rendering the session, and the
+// controls.
 var (
-	_ costly = (*contextFile)(nil)
-	_ costly = (*usageFile)(nil)
+	_ costly   = (*contextFile)(nil)
+	_ costly   = (*transcriptFile)(nil)
+	_ costly   = (*htmlFile)(nil)
+	_ costly   = (*infoFile)(nil)
+	_ costly   = (*nameFile)(nil)
+	_ costly   = (*usageFile)(nil)
+	_ writable = (*nameFile)(nil)
+	_ writable = (*leafFile)(nil)
+	_ writable = (*appendFile)(nil)
+	_ writable = (*forkFile)(nil)
+	_ writable = (*newFile)(nil)
 )
+
+func (f *nameFile) control() control   { return nameControl(f.s) }
+func (f *leafFile) control() control   { return leafControl(f.s) }
+func (f *appendFile) control() control { return appendControl(f.s) }
+func (f *forkFile) control() control   { return forkControl{f.s} }

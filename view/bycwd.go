@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"path/filepath"
@@ -6,10 +6,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
-	"github.com/pifs/pifs/view"
 )
 
 // cwdTree is the store's sessions by working directory: a folder per path
@@ -79,22 +77,16 @@ func (t *cwdTree) node(path string) *cwdNode {
 // links to their folders, and a folder per path component below it that
 // leads to more. `cd MOUNT/by-cwd$PWD` lists the sessions of where you are.
 type byCwdDir struct {
-	dir
+	inRoot
 	path string // the working directory it stands for ("/" for by-cwd/)
 }
 
-var _ = (fs.NodeLookuper)((*byCwdDir)(nil))
-
-func newByCwdDir(r *Root, path string) *byCwdDir {
-	d := &byCwdDir{path: path}
-	d.dir = dir{r: r, src: d}
-	return d
-}
+func newByCwdDir(v *View, path string) *byCwdDir { return &byCwdDir{inRoot{v}, path} }
 
 func (d *byCwdDir) node() (*cwdNode, error) {
-	n := d.r.st.cwds().nodes[d.path]
+	n := d.v.st.cwds().nodes[d.path]
 	if n == nil {
-		return nil, view.ErrNotFound
+		return nil, ErrNotFound
 	}
 	return n, nil
 }
@@ -107,12 +99,12 @@ func (d *byCwdDir) mtime() (time.Time, error) {
 	return n.mtime, nil
 }
 
-func (d *byCwdDir) list() ([]child, error) {
+func (d *byCwdDir) list() ([]Child, error) {
 	n, err := d.node()
 	if err != nil {
 		return nil, err
 	}
-	var out []child
+	var out []Child
 	for sub := range n.subs {
 		out = append(out, d.sub(sub))
 	}
@@ -124,10 +116,10 @@ func (d *byCwdDir) list() ([]child, error) {
 	return out, nil
 }
 
-func (d *byCwdDir) lookup(name string) (child, error) {
+func (d *byCwdDir) lookup(name string) (Child, error) {
 	n, err := d.node()
 	if err != nil {
-		return child{}, err
+		return Child{}, err
 	}
 	if n.subs[name] {
 		return d.sub(name), nil
@@ -135,37 +127,34 @@ func (d *byCwdDir) lookup(name string) (child, error) {
 	if f := n.sessions[name]; f != nil {
 		return d.link(f), nil
 	}
-	return child{}, view.ErrNotFound
+	return Child{}, ErrNotFound
 }
 
-func (d *byCwdDir) sub(name string) child {
+func (d *byCwdDir) sub(name string) Child {
 	path := filepath.Join(d.path, name)
-	return child{name, syscall.S_IFDIR, names.Ino(byCwdName, path), func() fs.InodeEmbedder { return newByCwdDir(d.r, path) }}
+	return Child{name, syscall.S_IFDIR, names.Ino(byCwdName, path), func() Node { return newByCwdDir(d.v, path) }}
 }
 
-func (d *byCwdDir) link(f *sessions.File) child {
+func (d *byCwdDir) link(f *sessions.File) Child {
 	depth := 1 // by-cwd itself
 	if d.path != "/" {
 		depth += strings.Count(d.path, "/")
 	}
 	target := strings.Repeat("../", depth) + f.Project + "/" + f.Name
 	mt := time.Unix(0, f.Sig.Mtime)
-	return child{f.Name, syscall.S_IFLNK, names.Ino(byCwdName, d.path, f.Project, f.Name), func() fs.InodeEmbedder {
-		return newFixedLink(d.r, target, mt)
+	return Child{f.Name, syscall.S_IFLNK, names.Ino(byCwdName, d.path, f.Project, f.Name), func() Node {
+		return newFixedLink(inProject{d.v, ""}, target, mt)
 	}}
 }
 
-// fixedLink is a symlink whose target is known when it is made.
+// fixedLink is a symlink whose target is known when it is made, in a
+// project's folder or ("") at the top of the mount.
 type fixedLink struct {
-	link
+	inProject
 	to string
 	mt time.Time
 }
 
-func newFixedLink(r *Root, to string, mt time.Time) *fixedLink {
-	l := &fixedLink{to: to, mt: mt}
-	l.link = link{r: r, src: l}
-	return l
-}
+func newFixedLink(in inProject, to string, mt time.Time) *fixedLink { return &fixedLink{in, to, mt} }
 
 func (l *fixedLink) target() (string, time.Time, error) { return l.to, l.mt, nil }

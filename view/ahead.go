@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"runtime"
@@ -29,7 +29,7 @@ import (
 // nothing. Sessions larger than the cache can hold window of are left to
 // the walk.
 type ahead struct {
-	r      *Root
+	v      *View
 	window int
 	max    int64 // the largest file read ahead, in bytes
 
@@ -52,7 +52,7 @@ type ahead struct {
 	far      int
 	farBytes int64
 
-	ran atomic.Int64 // sessions made ready ahead (for tests that guard a cost)
+	ran atomic.Int64 // sessions made ready ahead (see Stats)
 }
 
 // aheadWork is a view to make ready in any session of the store: its
@@ -134,9 +134,9 @@ type aheadWalk struct {
 	seen    time.Time
 }
 
-func newAhead(r *Root, budget int64) *ahead {
+func newAhead(v *View, budget int64) *ahead {
 	window := 4 * runtime.GOMAXPROCS(0)
-	return &ahead{r: r, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
+	return &ahead{v: v, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
 		last: map[aheadKey]string{}, walked: map[string]map[aheadView]aheadWork{},
 		queued: map[aheadJob]bool{}, listed: map[string]time.Time{}}
 }
@@ -152,7 +152,7 @@ func (a *ahead) saw(s sessionRef, work aheadWork) {
 	if prev == "" || prev == s.name {
 		return
 	}
-	files, ok := a.r.st.x.Listed(s.project)
+	files, ok := a.v.st.x.Listed(s.project)
 	if !ok {
 		return // a project not listed yet is not read for this
 	}
@@ -269,9 +269,9 @@ func (a *ahead) listing(project string, now time.Time) {
 // expand MNT/*/*/ before ls -l starts (ls -l asks the same of every
 // project's sessions). It returns nothing for a walk that reads.
 func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]bool) {
-	a.r.walk.mu.Lock()
-	gap, _ := a.r.walk.times()
-	a.r.walk.mu.Unlock()
+	a.v.walk.mu.Lock()
+	gap, _ := a.v.walk.times()
+	a.v.walk.mu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w := a.cur
@@ -367,7 +367,7 @@ func (a *ahead) run() {
 
 // make makes the views walked in a session's project ready in that session.
 func (a *ahead) make(j aheadJob) {
-	s := sessionRef{r: a.r, project: j.project, name: j.name}
+	s := sessionRef{v: a.v, project: j.project, name: j.name}
 	f, err := s.meta()
 	if err != nil {
 		return
@@ -380,14 +380,14 @@ func (a *ahead) make(j aheadJob) {
 		}
 	}
 	a.mu.Unlock()
-	todo = slices.DeleteFunc(todo, func(w aheadWork) bool { return w.fromPlan(a.r.st, s) })
+	todo = slices.DeleteFunc(todo, func(w aheadWork) bool { return w.fromPlan(a.v.st, s) })
 	if len(todo) == 0 {
 		return
 	}
 	a.ran.Add(1)
 	s.with(func(ss *session) error {
 		for _, w := range todo {
-			w.do(a.r.st, ss)
+			w.do(a.v.st, ss)
 		}
 		return nil
 	})

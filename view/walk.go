@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"sync"
@@ -41,9 +41,9 @@ type walkGuess struct {
 	lastAt  time.Time // when
 	run     int       // sessions in a row, each listed within walkGap of the one before
 	statted time.Time // when a name listed alone was last looked up
-	// gap and hold replace walkGap and walkHold when set (for tests).
+	// gap and hold replace walkGap and walkHold when set (Options).
 	gap, hold time.Duration
-	// alone counts the names listed without attributes (for tests).
+	// alone counts the names listed without attributes.
 	alone atomic.Int64
 }
 
@@ -97,3 +97,18 @@ func (d *segmentDir) entryFiles() {}
 
 // key names the session for walkGuess.
 func (s sessionRef) key() string { return s.project + "/" + s.name }
+
+// ListsAlone is told that a listing of f starts now; it says whether the
+// listing gives f's files by name alone, with no attributes, because a
+// walk is listing (see walkGuess).
+func (v *View) ListsAlone(f Folder) bool {
+	e, ok := f.(entryFolder)
+	return ok && v.walk.listing(e.session().key(), time.Now())
+}
+
+// LookedUpAlone is told that a file listed by name alone was looked up:
+// the walk stats what it lists.
+func (v *View) LookedUpAlone() { v.walk.lookedUp(time.Now()) }
+
+// ListedAlone is told that a name was listed without attributes.
+func (v *View) ListedAlone() { v.walk.alone.Add(1) }

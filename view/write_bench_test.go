@@ -1,4 +1,4 @@
-package nodes
+package view
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ func BenchmarkAppendBatch(b *testing.B) {
 	dir := b.TempDir()
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
-	r := NewRoot(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	c := appendControl(sessionRef{r, "p", "s"})
+	v := New(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c := appendControl(sessionRef{v, "p", "s"})
 	pad := strings.Repeat("y", 480)
 	var batch [][]byte
 	for i := 0; i < 250; i++ {
@@ -27,7 +27,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 	b.SetBytes(int64(len(bytes.Join(batch, []byte{'\n'}))))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.run(nil, batch); err != nil {
+		if _, err := c.run(Caller{}, nil, batch); err != nil {
 			b.Fatal(err)
 		}
 	}
