@@ -181,15 +181,16 @@ func (x *Index) OnDir(fn func(dir string)) {
 	x.onDir = fn
 }
 
-// Counts reports how many files the index has stat'ed and how many headers
-// it has read (for tests that guard a cost).
-func (x *Index) Counts() (stats, headers int64) {
-	return x.counts.stats.Load(), x.counts.headers.Load()
+// Stats are counts of the work an index has done: the files it stat'ed,
+// the headers it read and the times it read a project folder.
+type Stats struct {
+	Stats, Headers, FoldersRead int64
 }
 
-// FoldersRead reports how many times the index has read a project folder
-// (for tests that guard a cost).
-func (x *Index) FoldersRead() int64 { return x.counts.folders.Load() }
+// Stats returns the index's counts.
+func (x *Index) Stats() Stats {
+	return Stats{x.counts.stats.Load(), x.counts.headers.Load(), x.counts.folders.Load()}
+}
 
 // Missing tells that the store's folder does not exist (yet).
 func (x *Index) Missing() bool {

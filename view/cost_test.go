@@ -47,7 +47,7 @@ func TestByIDLookupCost(t *testing.T) {
 	if err != nil || len(names) != 2001 {
 		t.Fatalf("list: %v, %d names", err, len(names))
 	}
-	stats, headers := v.st.x.Counts()
+	before := v.st.x.Stats()
 	opened := v.st.opened.Load()
 	for _, c := range names {
 		got, err := d.lookup(c.Name)
@@ -58,10 +58,10 @@ func TestByIDLookupCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s2, h2 := v.st.x.Counts()
-	if s2 != stats || h2 != headers || v.st.opened.Load() != opened {
+	after := v.st.x.Stats()
+	if after.Stats != before.Stats || after.Headers != before.Headers || v.st.opened.Load() != opened {
 		t.Errorf("2001 by-id lookups and readlinks cost %d stats, %d header reads, %d parses; want none",
-			s2-stats, h2-headers, v.st.opened.Load()-opened)
+			after.Stats-before.Stats, after.Headers-before.Headers, v.st.opened.Load()-opened)
 	}
 }
 
@@ -85,7 +85,7 @@ func TestBranchLookupCost(t *testing.T) {
 	var steps func() int64
 	s.with(func(ss *session) error {
 		leaf = ss.tree.LeafID()
-		steps = ss.tree.Steps
+		steps = func() int64 { return ss.tree.Stats().Steps }
 		return nil
 	})
 	d := newBranchDir(s, leaf)
