@@ -87,7 +87,7 @@ func (w aheadWork) ready(f *sessions.File) bool {
 	if w.make != nil {
 		return false
 	}
-	_, ok := f.Size(w.key)
+	_, ok := recordedSize(f, w.key)
 	return ok
 }
 
@@ -99,7 +99,7 @@ func (w aheadWork) do(st *store, ss *session) {
 		return
 	}
 	data := rendered(st, ss, w.key, bytesSize, func() []byte { return w.make(ss) })
-	ss.file.SetSize(w.key, int64(len(data)))
+	recordSize(ss.file, w.key, int64(len(data)))
 }
 
 // idle tells that no session is being made ready.

@@ -115,7 +115,7 @@ func TestAheadWalk(t *testing.T) {
 			}
 			for _, i := range tc.order[2:] {
 				f, _ := v.st.meta(p, fmt.Sprintf("s%03d", i))
-				if _, ok := f.Size(contextName); !ok {
+				if _, ok := recordedSize(f, contextName); !ok {
 					t.Errorf("s%03d: context.json not counted ahead", i)
 				}
 				statFile(t, v, p, i, contextName)
@@ -257,7 +257,7 @@ func TestUsageForWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := f.Size(contextName); ok {
+			if _, ok := recordedSize(f, contextName); ok {
 				k++
 			}
 		}
@@ -368,7 +368,7 @@ func TestByNameForWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := f.Size(contextName); ok {
+			if _, ok := recordedSize(f, contextName); ok {
 				counted++
 			}
 		}

@@ -100,7 +100,7 @@ func (st *store) fromPlan(project, name, key string) (data []byte, f *sessions.F
 	// A racy version (changed just before it was taken) could be
 	// rewritten in place with the same signature: the parse checks the
 	// bytes, the plan would not.
-	want, sized := f.Size(key)
+	want, sized := recordedSize(f, key)
 	if !sized || f.Racy() {
 		return nil, nil, false
 	}

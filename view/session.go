@@ -96,7 +96,7 @@ func (s sessionRef) renderNow(key string, make func(*session) []byte) ([]byte, t
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	f.SetSize(key, int64(len(data)))
+	recordSize(f, key, int64(len(data)))
 	return data, activity(f), nil
 }
 
@@ -120,7 +120,7 @@ func (s sessionRef) knownSize(key string, count func(*session) int64) (int64, ti
 	if err != nil {
 		return 0, time.Time{}, false
 	}
-	n, ok := f.Size(key)
+	n, ok := recordedSize(f, key)
 	if !ok {
 		return 0, time.Time{}, false
 	}
@@ -134,7 +134,7 @@ func (s sessionRef) size(key string, count func(*session) int64) (int64, time.Ti
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	if n, ok := f.Size(key); ok {
+	if n, ok := recordedSize(f, key); ok {
 		return n, activity(f), nil
 	}
 	var n int64
@@ -152,7 +152,7 @@ func (s sessionRef) size(key string, count func(*session) int64) (int64, time.Ti
 // one recorded with its file, the held rendering's, or counted; it is
 // recorded with the file. ss.mu is held.
 func sizeOf(ss *session, key string, count func(*session) int64) int64 {
-	if n, ok := ss.file.Size(key); ok {
+	if n, ok := recordedSize(ss.file, key); ok {
 		return n
 	}
 	var n int64
@@ -161,7 +161,7 @@ func sizeOf(ss *session, key string, count func(*session) int64) int64 {
 	} else {
 		n = count(ss)
 	}
-	ss.file.SetSize(key, n)
+	recordSize(ss.file, key, n)
 	return n
 }
 

@@ -288,7 +288,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 			// info.json, which shows the file's mtime. A version taken
 			// again only because it was racy keeps its sizes too.
 			if f.Sig == s.file.Sig {
-				f.KeepSizes(s.file)
+				keepSizes(f, s.file)
 			} else {
 				delete(s.renders, infoName)
 			}
