@@ -3,7 +3,7 @@
 // file of the store), their open files, the errno of each kind of error,
 // and the notices that keep what the kernel cached in step with the store.
 //
-// Package fs mounts its root and runs the watcher.
+// Package mount mounts its root and runs the watcher.
 package nodes
 
 import (

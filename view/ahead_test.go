@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 )
 
 // aheadRoot makes a project of n sessions of a few dozen entries, lists

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/usage"
 )
