@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Faults under the mount (issue 8 items 2 and 3).
+// Faults under the mount: a full disk, a FIFO where a session was.
 
 // smallTmpfs mounts a tmpfs of the given size (root only).
 func smallTmpfs(t *testing.T, size string) string {

@@ -18,7 +18,7 @@ import (
 	"github.com/pifs/pifs/sessions"
 )
 
-// TestFlatStoreMatchesPi (issue 12): a store in pi's flat layout (sessions
+// TestFlatStoreMatchesPi: a store in pi's flat layout (sessions
 // written by pi's own SessionManager into a directory the user chose), and
 // a mixed store (pi's default per-cwd folders plus flat files at the top),
 // mounted, show every session pi lists, in the project folder pi gives its
@@ -139,7 +139,7 @@ func checkStoreAgainstPiList(t *testing.T, store string, pi []oracle.Listed) {
 	}
 }
 
-// TestMountWaitsForStore (issue 12): pifs mounts a sessions directory that
+// TestMountWaitsForStore: pifs mounts a sessions directory that
 // does not exist yet, empty, and shows the first session as soon as pi
 // creates the directory and writes it, in either layout.
 func TestMountWaitsForStore(t *testing.T) {

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestModelLabelSetLast is the bug TestModel found (seed 20261130, step
-// 1663; see testdata/model/seeds.txt), cut down: when two entries carry one
-// label text, the README gives labels/NAME (and `leaf < NAME`) to the one
-// whose label was set last. pifs took the last in the order of pi's label
-// Map, where an entry that is relabelled keeps its first place.
+// TestModelLabelSetLast (a case of TestModel, cut down; its seed is in
+// testdata/model/seeds.txt): when two entries carry one label text, the
+// README gives labels/NAME (and `leaf < NAME`) to the one whose label was
+// set last, not to the last in the order of pi's label Map, where an entry
+// that is relabelled keeps its first place.
 func TestModelLabelSetLast(t *testing.T) {
 	store, _ := writeStore(t)
 	s := sessionPath(testMount(t, store))
@@ -37,13 +37,11 @@ func TestModelLabelSetLast(t *testing.T) {
 	}
 }
 
-// TestModelRewriteEntryFile: once (seed 20261130, 2000 steps, one run of
-// six) TestModel saw entries/<id>.json keep serving an entry's old bytes for
-// over 3 s after the file was rewritten in place (a second same-length
-// rewrite of one message's text; the entry also present, by id, in forks of
-// the session), while pi and context.json had the new text. Not reproduced
-// since; this is that situation cut down, and it passes: a rewritten entry
-// shows in its entry file each time, with a fork holding the same entry.
+// TestModelRewriteEntryFile (a situation of TestModel, cut down): an entry
+// rewritten in place (a second same-length rewrite of one message's text,
+// the entry also present, by id, in a fork of the session) shows in its
+// entry file each time, not the old bytes the kernel may keep, as it shows
+// in pi and in context.json.
 func TestModelRewriteEntryFile(t *testing.T) {
 	store, file := writeStore(t)
 	mnt := testMount(t, store)

@@ -1,6 +1,6 @@
 package e2e
 
-// The seeded model-based test of issue 8: random sequences of operations on
+// The seeded model-based test: random sequences of operations on
 // a small store, through the mount and beside it, each followed by a
 // comparison of every view of the sessions touched with what pi itself reads
 // in their files (pi's SessionManager on a copy, internal/oracle/js/model.mjs).

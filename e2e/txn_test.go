@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// One open control file is one transaction (SPEC "Writes", issue 8 item 1).
+// One open control file is one transaction (SPEC "Writes").
 
 // py runs a python3 program with arguments; it prints what the program
 // prints.

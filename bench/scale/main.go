@@ -1,5 +1,5 @@
 // Command scale measures pifs on whole stores, side by side with the raw
-// files and with pi 1.6 in the same run: the figures 1–8 of issue 7. It
+// files and with pi 1.6 in the same run: figures 1–8 of the scale targets. It
 // generates seeded stores (internal/gen), mounts them with the pifs binary,
 // runs what a user would run through sh -c, and reads the pifs process's
 // CPU, memory and I/O from /proc. It prints one table and writes the same
