@@ -168,7 +168,7 @@ func (c forkControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
 // entry), an empty line (the whole session, pi's --fork), or
 // {"from","cwd","id","name"}.
 func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newSession, error) {
-	req, err := ParseForkLine(line)
+	req, err := parseForkLine(line)
 	if err != nil {
 		return newSession{}, err
 	}
@@ -237,7 +237,7 @@ func (c newControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
 }
 
 func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error) {
-	so, err := ParseNewLine(line, c.project != "")
+	so, err := parseNewLine(line, c.project != "")
 	if err != nil {
 		return newSession{}, err
 	}

@@ -14,29 +14,29 @@ import (
 // instead. What a line of append, leaf or name means is pi's, and package
 // tree's.
 
-// ForkRequest is one line written to a session's fork: copy the session
+// forkRequest is one line written to a session's fork: copy the session
 // (From "") or its branch up to the entry From names, into a new session.
-type ForkRequest struct {
+type forkRequest struct {
 	// From names the entry as the user wrote it (an id, a label, a name
 	// the mount shows); the caller resolves it.
 	From string
-	SessionOptions
+	sessionOptions
 }
 
-// SessionOptions are what fork and new take besides the source: a working
+// sessionOptions are what fork and new take besides the source: a working
 // directory (absolute and cleaned; "" keeps the source's), a session id
 // ("" for a new one) and a name.
-type SessionOptions struct {
+type sessionOptions struct {
 	Cwd, ID, Name string
 	// HasName: Name was given (a session_info entry names the session).
 	HasName bool
 }
 
-// ParseForkLine reads one fork line: an entry id or label (pi's /clone at
+// parseForkLine reads one fork line: an entry id or label (pi's /clone at
 // that entry), an empty line (the whole session, pi's --fork), or
 // {"from","cwd","id","name"}.
-func ParseForkLine(line []byte) (ForkRequest, error) {
-	var r ForkRequest
+func parseForkLine(line []byte) (forkRequest, error) {
+	var r forkRequest
 	v := jsjson.TrimWS(line)
 	switch {
 	case len(v) == 0:
@@ -46,7 +46,7 @@ func ParseForkLine(line []byte) (ForkRequest, error) {
 			return r, refuse(ErrInvalid, `malformed JSON; write an entry id, a label, an empty line (the whole session), or {"from":"ID","cwd":"/dir","id":"ID","name":"NAME"}`)
 		}
 		o.example = `{"from":"ID","cwd":"/other/dir","name":"NAME"}`
-		if r.SessionOptions, err = o.options("from", "cwd", "id", "name"); err != nil {
+		if r.sessionOptions, err = o.options("from", "cwd", "id", "name"); err != nil {
 			return r, err
 		}
 		if r.From, err = o.optString("from"); err != nil {
@@ -64,12 +64,12 @@ func ParseForkLine(line []byte) (ForkRequest, error) {
 	return r, nil
 }
 
-// ParseNewLine reads one line written to new: at the mount root a working
+// parseNewLine reads one line written to new: at the mount root a working
 // directory or {"cwd","id","name"}; in a project (inProject), whose own
 // working directory the caller fills in, an empty line or {"id","name"}.
-func ParseNewLine(line []byte, inProject bool) (SessionOptions, error) {
-	var so SessionOptions
-	usage := NewUsage(inProject)
+func parseNewLine(line []byte, inProject bool) (sessionOptions, error) {
+	var so sessionOptions
+	usage := newUsage(inProject)
 	v := jsjson.TrimWS(line)
 	var o *object
 	if len(v) > 0 && v[0] == '{' {
@@ -112,8 +112,8 @@ func ParseNewLine(line []byte, inProject bool) (SessionOptions, error) {
 	return so, nil
 }
 
-// NewUsage says what new takes, at the mount root or in a project.
-func NewUsage(inProject bool) string {
+// newUsage says what new takes, at the mount root or in a project.
+func newUsage(inProject bool) string {
 	if inProject {
 		return `an empty line, or {"id":"ID","name":"NAME"}`
 	}
@@ -172,8 +172,8 @@ func (o *object) optString(key string) (string, error) {
 
 // options reads cwd, id and name from o (those of them in fields), and
 // refuses any other field.
-func (o *object) options(fields ...string) (SessionOptions, error) {
-	var so SessionOptions
+func (o *object) options(fields ...string) (sessionOptions, error) {
+	var so sessionOptions
 	keys, _ := jsjson.ObjectMembers(o.raw)
 	for _, k := range keys {
 		if !slices.Contains(fields, k) {
