@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 
 export PIFS_ORACLE_DIR=$(internal/oracle/js/install.sh | tail -n 1)
 go build -o "$work/pifs-open" ./bench/pifs-open
-go run ./bench/gen/cmd -entries "$entries" -avg "$avg" > "$work/session.jsonl"
+go run ./internal/gen/cmd -entries "$entries" -avg "$avg" > "$work/session.jsonl"
 
 runs=3
 for i in $(seq $runs); do

@@ -31,7 +31,7 @@ if [ -z "$pifs" ]; then
 	pifs=$work/pifs
 fi
 mkdir -p "$work/store/--w--" "$mnt"
-go run ./bench/gen/cmd -entries "$entries" -avg 1650 > "$work/store/--w--/2026-01-01T00-00-00-000Z_s.jsonl"
+go run ./internal/gen/cmd -entries "$entries" -avg 1650 > "$work/store/--w--/2026-01-01T00-00-00-000Z_s.jsonl"
 "$pifs" --daemon --sessions-dir "$work/store" --log-file "$work/pifs.log" "$mnt"
 session=$(ls -d "$mnt"/--w--/*/ | head -n 1)
 python3 - "$session" "$mib" "$shape" <<'PY'

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/view"
 )
 
 // TestToErrnoPassesOSErrnos: an error from the OS reaches the caller as its
@@ -21,7 +22,7 @@ func TestToErrnoPassesOSErrnos(t *testing.T) {
 		{&os.PathError{Op: "open", Path: "s", Err: syscall.EACCES}, syscall.EACCES},
 		{&os.PathError{Op: "read", Path: "s", Err: syscall.EIO}, syscall.EIO},
 		{&os.PathError{Op: "open", Path: "s", Err: syscall.ENOENT}, syscall.ENOENT},
-		{refuse(ErrInvalid, "bad"), syscall.EINVAL},
+		{fmt.Errorf("bad line: %w", view.ErrInvalid), syscall.EINVAL},
 		{sessions.ErrNotSession, syscall.ENOENT},
 		{fmt.Errorf("something else"), syscall.EIO},
 	}

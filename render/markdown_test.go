@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"github.com/pifs/pifs/internal/jsjson"
 	"math"
 	"math/rand"
 	"os"
@@ -11,7 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
+	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )

@@ -3,7 +3,6 @@ package sessions
 import (
 	"errors"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -95,8 +94,8 @@ type File struct {
 	nameDone atomic.Bool
 	nameFrom nameScan // an earlier version's scan, when the file only grew
 
-	mu    sync.Mutex
-	sizes map[string]int64
+	memoMu sync.Mutex
+	memo   any
 }
 
 // Racy tells that the file had changed so shortly before this version was
@@ -117,45 +116,17 @@ func (f *File) Tail() (Tail, error) {
 	return f.tail, f.tailErr
 }
 
-// Size returns a size recorded for a view of this version of the file.
-func (f *File) Size(view string) (int64, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n, ok := f.sizes[view]
-	return n, ok
-}
-
-// SetSize records the size of a view of this version of the file, so that
-// stat never renders a view twice while the file is unchanged.
-func (f *File) SetSize(view string, n int64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.sizes == nil {
-		f.sizes = map[string]int64{}
+// Memo is the value the caller keeps with this version of the file (what
+// it learned of it that costs to learn again): made by make at the first
+// call, and dropped with the version, however long the caller's other
+// caches keep it. With make nil, it is nil until made.
+func (f *File) Memo(make func() any) any {
+	f.memoMu.Lock()
+	defer f.memoMu.Unlock()
+	if f.memo == nil && make != nil {
+		f.memo = make()
 	}
-	f.sizes[view] = n
-}
-
-// KeepSizes takes the sizes of views recorded for an earlier version whose
-// bytes turned out the same (a version taken again only because it was
-// racy).
-func (f *File) KeepSizes(old *File) {
-	if old == nil || old == f {
-		return
-	}
-	old.mu.Lock()
-	sizes := maps.Clone(old.sizes)
-	old.mu.Unlock()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for k, v := range sizes {
-		if f.sizes == nil {
-			f.sizes = map[string]int64{}
-		}
-		if _, ok := f.sizes[k]; !ok {
-			f.sizes[k] = v
-		}
-	}
+	return f.memo
 }
 
 // Change is one difference the index found: a session that appeared (Old
@@ -181,15 +152,16 @@ func (x *Index) OnDir(fn func(dir string)) {
 	x.onDir = fn
 }
 
-// Counts reports how many files the index has stat'ed and how many headers
-// it has read (for tests that guard a cost).
-func (x *Index) Counts() (stats, headers int64) {
-	return x.counts.stats.Load(), x.counts.headers.Load()
+// Stats are counts of the work an index has done: the files it stat'ed,
+// the headers it read and the times it read a project folder.
+type Stats struct {
+	Stats, Headers, FoldersRead int64
 }
 
-// FoldersRead reports how many times the index has read a project folder
-// (for tests that guard a cost).
-func (x *Index) FoldersRead() int64 { return x.counts.folders.Load() }
+// Stats returns the index's counts.
+func (x *Index) Stats() Stats {
+	return Stats{x.counts.stats.Load(), x.counts.headers.Load(), x.counts.folders.Load()}
+}
 
 // Missing tells that the store's folder does not exist (yet).
 func (x *Index) Missing() bool {

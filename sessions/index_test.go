@@ -76,7 +76,7 @@ func TestIndexUpdate(t *testing.T) {
 	writeIndexed(t, s1, header("one", "/a"))
 	x := NewIndex(dir)
 	x.Sessions("--a--")
-	_, headers := x.Counts()
+	headers := x.Stats().Headers
 
 	f, _ := os.OpenFile(s1, os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n")
@@ -85,7 +85,7 @@ func TestIndexUpdate(t *testing.T) {
 	if len(ch) != 1 || ch[0].Old == nil || ch[0].New == nil || ch[0].New.Sig.Size <= ch[0].Old.Sig.Size {
 		t.Fatalf("append: %+v", ch)
 	}
-	if _, h := x.Counts(); h != headers {
+	if h := x.Stats().Headers; h != headers {
 		t.Errorf("an append read the header again")
 	}
 	if tail, err := ch[0].New.Tail(); err != nil || tail.Leaf != "m1" || !tail.LeafKnown || !tail.HasActivity {
@@ -336,10 +336,10 @@ func TestPollReadsChangedFolders(t *testing.T) {
 	// TestIndexRelooksRacyFiles).
 	time.Sleep(racyWindow + 100*time.Millisecond)
 	x.Poll()
-	if n := x.FoldersRead(); n != 6 {
+	if n := x.Stats().FoldersRead; n != 6 {
 		t.Errorf("%d folder reads after loading and one poll, want 6 (each folder twice)", n)
 	}
-	before := x.FoldersRead()
+	before := x.Stats().FoldersRead
 	// A folder looked at again under the index's lock is told to onDir:
 	// the quiet ones are looked at without the lock.
 	var locked []string
@@ -353,7 +353,7 @@ func TestPollReadsChangedFolders(t *testing.T) {
 			t.Fatalf("a poll of an unchanged store: %d changes", len(ch))
 		}
 	}
-	if n := x.FoldersRead() - before; n != 0 {
+	if n := x.Stats().FoldersRead - before; n != 0 {
 		t.Errorf("3 polls of an unchanged store read %d folders, want 0", n)
 	}
 	if len(locked) != 0 {
@@ -364,7 +364,7 @@ func TestPollReadsChangedFolders(t *testing.T) {
 	if len(ch) != 1 || ch[0].New == nil || ch[0].New.Name != "s3" {
 		t.Fatalf("a poll after adding --b--/s3: %+v, want s3 added", ch)
 	}
-	if n := x.FoldersRead() - before; n != 1 {
+	if n := x.Stats().FoldersRead - before; n != 1 {
 		t.Errorf("that poll read %d folders, want 1 (--b--)", n)
 	}
 	if len(locked) != 1 || locked[0] != "--b--" {
@@ -386,9 +386,9 @@ func TestListed(t *testing.T) {
 	if _, err := x.Lookup("--a--", "s1"); err != nil {
 		t.Fatal(err)
 	}
-	read := x.FoldersRead()
-	if _, ok := x.Listed("--a--"); ok || x.FoldersRead() != read {
-		t.Errorf("listed %v after one lookup, %d folders read by Listed; want not, none", ok, x.FoldersRead()-read)
+	read := x.Stats().FoldersRead
+	if _, ok := x.Listed("--a--"); ok || x.Stats().FoldersRead != read {
+		t.Errorf("listed %v after one lookup, %d folders read by Listed; want not, none", ok, x.Stats().FoldersRead-read)
 	}
 	if _, err := x.Sessions("--a--"); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 )
 
 // parseIn parses data as Parse does, in the given number of pieces (1: line

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )

@@ -64,13 +64,18 @@ type Tree struct {
 	labelOrder []string
 	name       string
 	leafCtx    leafContext
-	// steps counts the nodes path walks visited (for tests that guard a
-	// cost).
+	// steps counts the nodes path walks visited (see Stats).
 	steps int64
 }
 
-// Steps is how many nodes path walks have visited so far.
-func (t *Tree) Steps() int64 { return t.steps }
+// Stats are counts of the work a tree has done: the nodes its path walks
+// visited.
+type Stats struct {
+	Steps int64
+}
+
+// Stats returns the tree's counts.
+func (t *Tree) Stats() Stats { return Stats{t.steps} }
 
 // New builds the tree of a parsed log.
 func New(l *sessions.Log) *Tree {

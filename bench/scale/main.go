@@ -1,6 +1,6 @@
 // Command scale measures pifs on whole stores, side by side with the raw
-// files and with pi 1.6 in the same run: the figures 1–8 of issue 7. It
-// generates seeded stores (bench/gen), mounts them with the pifs binary,
+// files and with pi 1.6 in the same run: figures 1–8 of the scale targets. It
+// generates seeded stores (internal/gen), mounts them with the pifs binary,
 // runs what a user would run through sh -c, and reads the pifs process's
 // CPU, memory and I/O from /proc. It prints one table and writes the same
 // as JSON. bench/scale.sh builds what it needs and runs it.
@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 )
 
 // needle is the string that a few sessions carry in their context.

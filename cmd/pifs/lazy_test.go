@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/bench/gen"
+	"github.com/pifs/pifs/internal/gen"
 )
 
 // buildPifs builds the binary once per test run; every test runs it as

@@ -6,7 +6,7 @@
 // The second form is the one mount.fuse3 uses for mount -t fuse.pifs and
 // fstab lines; it returns once mounted, as --daemon does. This package only
 // reads the command line, sets up logging, signals and the background
-// process; package fs does the rest.
+// process; package mount does the rest.
 package main
 
 import (
@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pifs/pifs/fs"
+	"github.com/pifs/pifs/mount"
 	"github.com/pifs/pifs/sessions"
 	"github.com/spf13/pflag"
 )
@@ -38,7 +38,7 @@ type config struct {
 	cacheBytes int64
 	// where tells which sessions directory was taken and why.
 	where string
-	fs    fs.Options
+	mount mount.Options
 }
 
 // usageError is a mistake on the command line (exit code 2).
@@ -109,11 +109,11 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	cfg.verbose = *verbose
 	cfg.logFile = *logFile
 	cfg.pidFile = *pidFile
-	cfg.fs = fs.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
+	cfg.mount = mount.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
 	size := *cacheSize
 	dir := *sessionsDir
 	pollEvery := *poll
-	// pifs's own -o options; the rest go to package fs.
+	// pifs's own -o options; the rest go to package mount.
 	for _, opts := range *mountOpts {
 		var rest []string
 		for _, opt := range strings.Split(opts, ",") {
@@ -134,7 +134,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 				}
 				pollEvery = d
 			case key == "debug" && !hasVal:
-				cfg.fs.Debug = true
+				cfg.mount.Debug = true
 			case key == "verbose" && !hasVal:
 				cfg.verbose++
 			case key == "foreground" && !hasVal:
@@ -143,7 +143,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 				rest = append(rest, opt)
 			}
 		}
-		cfg.fs.MountOptions = append(cfg.fs.MountOptions, strings.Join(rest, ","))
+		cfg.mount.MountOptions = append(cfg.mount.MountOptions, strings.Join(rest, ","))
 	}
 	if cfg.cacheBytes, err = parseSize(size); err != nil {
 		return cfg, false, usagef("--cache-size: %v", err)
@@ -151,7 +151,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	if pollEvery < 0 || (pollEvery > 0 && pollEvery < 10*time.Millisecond) {
 		return cfg, false, usagef("--poll %v: give an interval of at least 10ms (or 0, the default: change events)", pollEvery)
 	}
-	cfg.fs.PollInterval = pollEvery
+	cfg.mount.PollInterval = pollEvery
 	switch flags.NArg() {
 	case 1:
 		cfg.mountpoint = flags.Arg(0)
@@ -186,12 +186,12 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 			loc.Reason += ", one folder per working directory as found there"
 		}
 	}
-	cfg.fs.SessionsDir, cfg.fs.Flat = loc.Dir, loc.Flat
+	cfg.mount.SessionsDir, cfg.mount.Flat = loc.Dir, loc.Flat
 	cfg.where = loc.Reason
 	for _, w := range loc.Warnings {
 		cfg.where += "; " + w
 	}
-	if cfg.fs.TimeZone, err = time.LoadLocation(*tz); err != nil {
+	if cfg.mount.TimeZone, err = time.LoadLocation(*tz); err != nil {
 		return cfg, false, usagef("--tz %s: %v; give an IANA zone such as UTC or Europe/Paris", *tz, err)
 	}
 	if cfg.logFile != "" {
@@ -204,7 +204,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 			return cfg, false, err
 		}
 	}
-	cfg.fs.CacheBytes = cfg.cacheBytes
+	cfg.mount.CacheBytes = cfg.cacheBytes
 	return cfg, false, nil
 }
 
@@ -220,14 +220,14 @@ func ensurePath() {
 	os.Setenv("PATH", path)
 }
 
-// exitCode maps an error from fs.Mount to the documented exit code.
+// exitCode maps an error from mount.Mount to the documented exit code.
 func exitCode(err error) int {
-	switch fs.KindOf(err) {
-	case fs.KindMountpoint:
+	switch mount.KindOf(err) {
+	case mount.KindMountpoint:
 		return exitMountpoint
-	case fs.KindSessionsDir:
+	case mount.KindSessionsDir:
 		return exitSessionsDir
-	case fs.KindMount:
+	case mount.KindMount:
 		if strings.Contains(err.Error(), "mount option") {
 			return exitUsage
 		}
@@ -240,7 +240,7 @@ func exitCode(err error) int {
 // slog's key=value lines with the time, to a terminal as "pifs: ..." lines.
 func newLogger(w io.Writer, cfg config, file bool) *slog.Logger {
 	level := slog.LevelInfo
-	if cfg.verbose > 0 || cfg.fs.Debug {
+	if cfg.verbose > 0 || cfg.mount.Debug {
 		level = slog.LevelDebug
 	}
 	if !file {

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/pifs/pifs/fs"
+	"github.com/pifs/pifs/mount"
 )
 
 // daemonEnv names the descriptor through which a background child reports
@@ -40,7 +40,7 @@ func serve(cfg config, ready *os.File) int {
 		logFile = f
 		logger = newLogger(f, cfg, true)
 	}
-	cfg.fs.Logger = logger
+	cfg.mount.Logger = logger
 	// Signals that come while mounting are handled once mounted.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
@@ -58,7 +58,7 @@ func serve(cfg config, ready *os.File) int {
 	debug.SetMemoryLimit(base)
 	spareProc()
 	var largest atomic.Int64
-	cfg.fs.Parsed = func(size int64) {
+	cfg.mount.Parsed = func(size int64) {
 		for l := largest.Load(); size > l; l = largest.Load() {
 			if largest.CompareAndSwap(l, size) {
 				debug.SetMemoryLimit(base + size + size/2)
@@ -66,7 +66,7 @@ func serve(cfg config, ready *os.File) int {
 			}
 		}
 	}
-	m, err := fs.Mount(cfg.mountpoint, cfg.fs)
+	m, err := mount.Mount(cfg.mountpoint, cfg.mount)
 	if err != nil {
 		return fail(ready, logFile, exitCode(err), err)
 	}
@@ -153,11 +153,11 @@ func fail(ready, logFile *os.File, code int, err error) int {
 // startupLine says what is mounted where, without reading a session.
 func startupLine(cfg config) string {
 	mode := "read-write"
-	if cfg.fs.ReadOnly || hasOption(cfg.fs.MountOptions, "ro") {
+	if cfg.mount.ReadOnly || hasOption(cfg.mount.MountOptions, "ro") {
 		mode = "read-only"
 	}
 	projects, flat := 0, 0
-	if ents, err := os.ReadDir(cfg.fs.SessionsDir); err == nil {
+	if ents, err := os.ReadDir(cfg.mount.SessionsDir); err == nil {
 		for _, e := range ents {
 			switch {
 			case e.IsDir():
@@ -171,14 +171,14 @@ func startupLine(cfg config) string {
 	if flat > 0 {
 		what += fmt.Sprintf(", %d flat session files", flat)
 	}
-	if _, err := os.Stat(cfg.fs.SessionsDir); err != nil {
+	if _, err := os.Stat(cfg.mount.SessionsDir); err != nil {
 		what = "not created yet: waiting for it"
 	}
 	layout := "new sessions go in their working directory's folder"
-	if cfg.fs.Flat {
+	if cfg.mount.Flat {
 		layout = "new sessions go flat at its top"
 	}
-	return fmt.Sprintf("mounted %s on %s (%s, %s, cache %s); sessions directory %s; %s", cfg.fs.SessionsDir, cfg.mountpoint, mode, what, formatSize(cfg.cacheBytes), cfg.where, layout)
+	return fmt.Sprintf("mounted %s on %s (%s, %s, cache %s); sessions directory %s; %s", cfg.mount.SessionsDir, cfg.mountpoint, mode, what, formatSize(cfg.cacheBytes), cfg.where, layout)
 }
 
 func hasOption(opts []string, want string) bool {

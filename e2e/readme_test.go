@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// docRecipes are the ```sh blocks of a Markdown file, in order.
+func docRecipes(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks []string
+	var cur *strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case cur == nil && line == "```sh":
+			cur = &strings.Builder{}
+		case cur != nil && line == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line + "\n")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cur != nil {
+		t.Fatalf("%s: a ```sh block does not end", path)
+	}
+	return blocks
+}
+
+// TestReadmeRecipes runs every recipe (```sh block) of README.md and of
+// the pages under docs/, as written, against the demo store mounted at ~/pi
+// (HOME is a temporary folder whose pi is the mount): each must succeed
+// and print something, so the docs cannot rot. Each page gets a mount of
+// its own, since recipes write; a page's recipes run in order.
+func TestReadmeRecipes(t *testing.T) {
+	docs, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := append([]string{"../README.md"}, docs...)
+	if n := len(docRecipes(t, "../README.md")); n < 5 {
+		t.Fatalf("README.md has %d recipes, want at least 5", n)
+	}
+	for _, page := range pages {
+		recipes := docRecipes(t, page)
+		if len(recipes) == 0 {
+			continue
+		}
+		t.Run(strings.TrimPrefix(page, "../"), func(t *testing.T) {
+			mnt := testMount(t, demoStore(t))
+			home := t.TempDir()
+			if err := os.Symlink(mnt, filepath.Join(home, "pi")); err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range recipes {
+				cmd := exec.Command("timeout", "60", "bash", "-euo", "pipefail", "-c", r)
+				cmd.Dir = home
+				cmd.Env = append(os.Environ(), "HOME="+home)
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Errorf("recipe %d failed: %v\n%s\noutput:\n%s", i+1, err, r, out)
+					continue
+				}
+				if len(strings.TrimSpace(string(out))) == 0 && !strings.Contains(r, "cp ") {
+					t.Errorf("recipe %d printed nothing:\n%s", i+1, r)
+				}
+				t.Logf("recipe %d (%v):\n%s", i+1, time.Since(start).Round(time.Millisecond), out)
+			}
+		})
+	}
+}

@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pifs/pifs/internal/gen"
+	"github.com/pifs/pifs/mount"
+)
+
+// mountFS mounts o in a temporary folder, quietly, until the test ends,
+// and gives the mount.FS (for its counters) and the mountpoint.
+func mountFS(t *testing.T, o mount.Options) (*mount.FS, string) {
+	t.Helper()
+	mnt := t.TempDir()
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	m, err := mount.Mount(mnt, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Unmount() })
+	return m, mnt
+}
+
+// genProject makes a store of one project, --home-user-NAME--, of n
+// generated sessions of the given number of entries and average line size.
+func genProject(t *testing.T, name string, n, entries, avgBytes int) string {
+	t.Helper()
+	store := t.TempDir()
+	if err := gen.Project(store, name, n, entries, avgBytes); err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
+// TestWalkParsesNothing: find over the mount to the depth of the session
+// folders (READDIRPLUS on, so the kernel looks up every name listed)
+// parses no session: the listing answers from the index and the files'
+// ends, and the views whose size takes a render are listed by name only.
+// A stat of one of them parses its session, once.
+func TestWalkParsesNothing(t *testing.T) {
+	m, mnt := mountFS(t, mount.Options{SessionsDir: demoStore(t)})
+	out := run(t, mnt, "find", ".", "-maxdepth", "3")
+	if n := len(lines(out)); n < 100 {
+		t.Fatalf("find listed %d names", n)
+	}
+	run(t, mnt, "ls", "-R", "./--home-user-proj--/by-name", "./usage")
+	if n := m.Stats().Parsed; n != 0 {
+		t.Errorf("find -maxdepth 3 parsed %d sessions; want none", n)
+	}
+	run(t, mnt, "stat", "./--home-user-proj--/latest/context.json", "./--home-user-proj--/latest/info.json")
+	if n := m.Stats().Parsed; n != 1 {
+		t.Errorf("stat of two views of one session parsed %d sessions; want 1", n)
+	}
+}
+
+// TestListingKeptByKernel: a folder listed again is not listed by pifs
+// again (the kernel keeps the listing, FOPEN_CACHE_DIR) until it changes:
+// a session another program writes shows in the next listing, and one
+// created through the mount, and the sizes of a session's views after an
+// append through it, show to the very next command.
+func TestListingKeptByKernel(t *testing.T) {
+	store := demoStore(t)
+	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	proj := filepath.Join(mnt, "--home-user-proj--")
+	list := func() []string {
+		ents, err := os.ReadDir(proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	first := list()
+	before := m.Stats().Listings
+	for range 5 {
+		list()
+	}
+	if n := m.Stats().Listings - before; n != 0 {
+		t.Errorf("5 listings of an unchanged folder listed it %d times in pifs; want 0 (the kernel keeps it)", n)
+	}
+	// Another program adds a session.
+	src, _ := filepath.Glob(filepath.Join(store, "--home-user-proj--", "*.jsonl"))
+	data, err := os.ReadFile(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `"id":"`, `"id":"x`, 1))
+	if err := os.WriteFile(filepath.Join(store, "--home-user-proj--", "2030-01-01T00-00-00-000Z_copy.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a session written by another program is listed", func() (bool, string) {
+		names := list()
+		return len(names) == len(first)+1, fmt.Sprint(names)
+	})
+	// Through the mount, the next command sees what a write did.
+	if err := os.WriteFile(filepath.Join(proj, "new"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if names := list(); len(names) != len(first)+2 {
+		t.Errorf("the listing right after a session was created through new: %d names, want %d", len(names), len(first)+2)
+	}
+	s := filepath.Join(proj, strings.TrimSuffix(filepath.Base(src[0]), ".jsonl"))
+	fi, err := os.Stat(filepath.Join(s, "context.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s, "append"), []byte("one more message\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(filepath.Join(s, "context.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(filepath.Join(s, "context.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() == fi.Size() || after.Size() != int64(len(data)) {
+		t.Errorf("context.json right after an append through the mount: stat says %d bytes (before: %d), it has %d", after.Size(), fi.Size(), len(data))
+	}
+}
+
+// TestWalkNodesWithinBudget: the nodes the kernel holds count against the
+// cache's budget. Six sessions of 3,000 short entries fit a 8 MiB cache
+// when parsed, but find over them makes the kernel hold a node per entry
+// file in entries/, branches/ and tree/ (about 60,000, some 30 MB): the
+// cache lets sessions go, and the kernel forgets their names, until what
+// is held fits again.
+func TestWalkNodesWithinBudget(t *testing.T) {
+	const n = 6
+	store := genProject(t, "many", n, 3000, 40)
+	const cache = 8 << 20
+	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: cache})
+	out := run(t, mnt, "find", ".")
+	if got := len(lines(out)); got < n*3000 {
+		t.Fatalf("find listed %d names", got)
+	}
+	eventually(t, "the nodes held fit the cache", func() (bool, string) {
+		held := m.Stats().Nodes
+		return held*512 <= cache, fmt.Sprintf("%d nodes held (%d MB by the count) for a %d MB cache", held, held*512>>20, cache>>20)
+	})
+}
+
+// TestWalkListsNamesAlone: a walk over the entry folders of many sessions
+// that stats none of their files (find) gets their names alone after the
+// first few sessions, so the kernel makes no inode for them. Such a
+// listing is not kept by the kernel: ls -l of the folder afterwards lists
+// it again and shows exact sizes, and its lookups make the listings that
+// follow give attributes again.
+func TestWalkListsNamesAlone(t *testing.T) {
+	const n, entries = 10, 40
+	store := genProject(t, "walk", n, entries, 200)
+	// However slow the machine, find is one walk, and the lookups below
+	// turn attributes on for the rest of the test.
+	m, mnt := mountFS(t, mount.Options{SessionsDir: store, WalkGap: time.Minute, WalkHold: time.Minute})
+	proj := filepath.Join(mnt, "--home-user-walk--")
+	if got := len(lines(run(t, proj, "find", ".", "-path", "*/entries/*"))); got < n*entries {
+		t.Fatalf("find listed %d entry files, want %d", got, n*entries)
+	}
+	// The first 3 sessions (walkRun) with attributes, then alone.
+	if alone := m.Stats().ListedAlone; alone < (n-3)*entries {
+		t.Errorf("find over %d sessions listed %d names alone, want at least %d", n, alone, (n-3)*entries)
+	}
+	names, err := filepath.Glob(filepath.Join(proj, "2025-*"))
+	if err != nil || len(names) != n {
+		t.Fatalf("%d sessions (%v)", len(names), err)
+	}
+	relisted := func(d string) {
+		t.Helper()
+		before := m.Stats().Listings
+		eventually(t, d+" listed again by pifs", func() (bool, string) {
+			if _, err := os.ReadDir(d); err != nil {
+				t.Fatal(err)
+			}
+			return m.Stats().Listings > before, "kept by the kernel"
+		})
+	}
+	last := filepath.Join(names[n-1], "entries")
+	relisted(last)
+	files, err := os.ReadDir(last)
+	if err != nil || len(files) < entries {
+		t.Fatalf("%s: %d files (%v)", last, len(files), err)
+	}
+	for _, f := range files {
+		p := filepath.Join(last, f.Name())
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() != int64(len(data)) || fi.Size() == 0 {
+			t.Fatalf("%s: size %d, content %d bytes", p, fi.Size(), len(data))
+		}
+	}
+	// Those stats were lookups of names listed alone: the next listing
+	// gives attributes.
+	alone := m.Stats().ListedAlone
+	relisted(filepath.Join(names[n-2], "entries"))
+	if got := m.Stats().ListedAlone - alone; got != 0 {
+		t.Errorf("after ls -l, the next listing gave %d names alone, want none", got)
+	}
+}

@@ -1,0 +1,419 @@
+// Package mount owns a pifs mount's lifecycle: it checks the options, mounts
+// the tree of package nodes with go-fuse, runs the watcher that keeps the
+// kernel's caches in step with the store, and unmounts.
+package mount
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/nodes"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/view"
+)
+
+// Name is the file system's name and type, as mount and df -T show it.
+const Name = "pifs"
+
+// Options configure a mount.
+type Options struct {
+	// SessionsDir is the store: one folder per project, and session files
+	// at the top where pi keeps them flat. df and findmnt show it as the
+	// mount's source. One that does not exist yet is mounted empty.
+	SessionsDir string
+	// Flat tells that new sessions go at the top of the store, as pi
+	// writes them into a directory the user chose (sessions.Location).
+	Flat bool
+	// TimeZone is the zone of the usage reports' days (nil: local).
+	TimeZone *time.Location
+	ReadOnly bool
+	// AllowOther lets other users in; it implies default_permissions.
+	AllowOther bool
+	// NonEmpty mounts over a directory that has files in it.
+	NonEmpty bool
+	// MountOptions are fstab-style options (-o); ro, rw, allow_other,
+	// nonempty and debug are understood, fstab-only ones ignored, a few
+	// passed to the kernel, and any other refused.
+	MountOptions []string
+	// Debug logs every FUSE request, at debug level.
+	Debug bool
+	// noReadDirPlus turns READDIRPLUS off (-o noreaddirplus), to measure
+	// walks both ways.
+	noReadDirPlus bool
+	// CacheBytes bounds what the mount keeps in memory: parsed sessions
+	// and their renderings (default DefaultCacheBytes).
+	CacheBytes int64
+	// PollInterval, when set, makes the watcher poll the store at this
+	// interval instead of using the kernel's change events; it polls
+	// anyway where the store's file system raises none (NFS, FUSE).
+	PollInterval time.Duration
+	Logger       *slog.Logger
+	// Parsed, when set, is told the size of each session file parsed.
+	Parsed func(size int64)
+	// WalkGap and WalkHold time the guess that a walk is listing (see
+	// view.Options); zero for the defaults.
+	WalkGap, WalkHold time.Duration
+}
+
+// DefaultCacheBytes is the default memory budget of a mount.
+const DefaultCacheBytes = 256 << 20
+
+// FS is a mounted pifs.
+type FS struct {
+	Mountpoint string
+	server     *fuse.Server
+	dirs       *noOpendir
+	view       *view.View
+	root       *nodes.Root
+	watcher    *sessions.Watcher
+	logger     *slog.Logger
+	// mounted is set once server is: the watcher notifies only then.
+	mounted atomic.Bool
+	// stop ends the goroutine that delivers (see deliver); applyMu keeps
+	// it and the watcher's apply one at a time.
+	stop     chan struct{}
+	stopOnce sync.Once
+	applyMu  sync.Mutex
+}
+
+// fstabOnly are options that mean something to mount(8), mount.fuse3,
+// systemd or fstab, not to the file system.
+var fstabOnly = map[string]bool{
+	"defaults": true, "auto": true, "noauto": true, "user": true, "nouser": true, "users": true,
+	"owner": true, "group": true, "_netdev": true, "nofail": true, "rw": true, "async": true,
+	"loud": true, "silent": true, "drop_privileges": true,
+}
+
+// kernelFlags pass through to fusermount3 and the kernel as they are.
+var kernelFlags = map[string]bool{
+	"exec": true, "noexec": true, "suid": true, "nosuid": true, "dev": true, "nodev": true,
+	"atime": true, "noatime": true, "relatime": true, "norelatime": true, "strictatime": true,
+	"nodiratime": true, "diratime": true, "sync": true, "dirsync": true, "lazytime": true,
+	"default_permissions": true, "allow_root": true,
+}
+
+// parseMountOptions folds -o options into o and returns those for the
+// kernel; an option pifs does not know is an error, so that a typo is
+// named before anything is mounted.
+func parseMountOptions(o *Options) ([]string, error) {
+	var kernel []string
+	for _, opts := range o.MountOptions {
+		for _, opt := range strings.Split(opts, ",") {
+			opt = strings.TrimSpace(opt)
+			key, _, _ := strings.Cut(opt, "=")
+			switch {
+			case opt == "":
+			case opt == "ro":
+				o.ReadOnly = true
+			case opt == "allow_other":
+				o.AllowOther = true
+			case opt == "debug":
+				o.Debug = true
+			case opt == "nonempty":
+				o.NonEmpty = true
+			case opt == "readdirplus", opt == "noreaddirplus":
+				o.noReadDirPlus = opt == "noreaddirplus"
+			case opt == "auto_unmount":
+				// fusermount3 then stays to watch us, and go-fuse waits for
+				// it to exit: the mount would hang.
+				return nil, fmt.Errorf("mount option auto_unmount is not supported: pifs unmounts itself on SIGHUP, SIGINT and SIGTERM, and clears a dead pifs mount when mounting again")
+			case fstabOnly[opt], strings.HasPrefix(opt, "x-"), key == "comment", key == "setuid":
+			case kernelFlags[opt], key == "max_read", key == "blksize":
+				kernel = append(kernel, opt)
+			default:
+				return nil, fmt.Errorf("unknown mount option %q", opt)
+			}
+		}
+	}
+	return kernel, nil
+}
+
+// checkOverlap refuses a mountpoint inside the store, or a store inside the
+// mountpoint: the mount would read itself and deadlock.
+func checkOverlap(store, mnt string) error {
+	s, err := realPath(store)
+	if err != nil {
+		return fmt.Errorf("sessions directory: %w", err)
+	}
+	m, err := realPath(mnt)
+	if err != nil {
+		return fmt.Errorf("mountpoint: %w", err)
+	}
+	if within(m, s) {
+		return fmt.Errorf("mountpoint %s is inside the sessions directory %s; mount outside it", mnt, store)
+	}
+	if within(s, m) {
+		return fmt.Errorf("sessions directory %s is inside the mountpoint %s; mount elsewhere", store, mnt)
+	}
+	return nil
+}
+
+// realPath resolves symlinks in p; the part of p that does not exist yet
+// is kept as it is.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for {
+		r, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) || filepath.Dir(abs) == abs {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(abs), rest)
+		abs = filepath.Dir(abs)
+	}
+}
+
+// within tells whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// checkSessionsDir refuses a store that is not a directory. One that does
+// not exist yet is mounted empty and filled in when pi creates it.
+func checkSessionsDir(dir string) (missing bool, err error) {
+	if dir == "" {
+		return false, refuse(KindSessionsDir, "no sessions directory")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return true, nil
+	case err != nil:
+		return false, refuse(KindSessionsDir, "sessions directory: %v", err)
+	case !fi.IsDir():
+		return false, refuse(KindSessionsDir, "sessions directory %s is not a directory; choose another with --sessions-dir", dir)
+	}
+	return false, nil
+}
+
+// Mount mounts the store at mountpoint and returns once the mount is
+// ready. A refusal is an *Error (see KindOf), given before anything is
+// mounted; on any error nothing is left mounted.
+func Mount(mountpoint string, o Options) (*FS, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	missing, err := checkSessionsDir(o.SessionsDir)
+	if err != nil {
+		return nil, err
+	}
+	kernelOpts, err := parseMountOptions(&o)
+	if err != nil {
+		return nil, &Error{Kind: KindMount, Err: err}
+	}
+	if err := checkMountpoint(mountpoint, o.SessionsDir, o.NonEmpty, o.Logger); err != nil {
+		return nil, err
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = DefaultCacheBytes
+	}
+	store, err := filepath.Abs(o.SessionsDir)
+	if err != nil {
+		return nil, err
+	}
+	o.SessionsDir = store
+	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes,
+		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold})
+	root := nodes.NewRoot(v, o.Logger)
+	f := &FS{Mountpoint: mountpoint, view: v, root: root, logger: o.Logger}
+	// The watcher starts first, so that it watches every folder the
+	// index reads from its first request on.
+	f.watcher = v.Index().Watch(sessions.WatchOptions{
+		Poll:    o.PollInterval,
+		OnError: func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
+	}, f.apply)
+	server, dirs, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
+	if err != nil {
+		f.watcher.Stop()
+		// The checks above saw no mount here: a pifs mount now is ours.
+		if m, ok := mountAt(canonical(mountpoint)); ok && m.FSType == "fuse."+Name {
+			detach(m.Point)
+		}
+		return nil, &Error{Kind: KindMount, Err: fmt.Errorf("mount failed: %w", err)}
+	}
+	f.server, f.dirs = server, dirs
+	f.mounted.Store(true)
+	f.stop = make(chan struct{})
+	go f.deliver()
+	v.Notifying()
+	if missing {
+		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
+	}
+	o.Logger.Debug("watching the store: " + f.watcher.Mode())
+	return f, nil
+}
+
+// mountRoot mounts a node tree with pifs's go-fuse options.
+//
+// With change events, the kernel may keep names and attributes for long:
+// the watcher tells it of every change. Without them, for a second.
+func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts []string, events bool) (*fuse.Server, *noOpendir, error) {
+	second := time.Second
+	if events {
+		second = cacheTimeout
+	}
+	negative := time.Duration(0) // new sessions show at once
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	fuseLog := slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
+	source := o.SessionsDir
+	if source == "" {
+		source = Name
+	}
+	opts := &gofs.Options{
+		EntryTimeout:    &second,
+		AttrTimeout:     &second,
+		NegativeTimeout: &negative,
+		Logger:          fuseLog,
+		MountOptions: fuse.MountOptions{
+			FsName:        source,
+			Name:          Name,
+			Options:       kernelOpts,
+			AllowOther:    o.AllowOther,
+			Debug:         o.Debug,
+			Logger:        fuseLog,
+			DisableXAttrs: true,
+			// READDIRPLUS: a listing looks up every name it gives, in
+			// one request per batch; the views whose size takes a render
+			// answer those lookups without it when their size is not
+			// known (see view.KnownAttr).
+			DisableReadDirPlus: o.noReadDirPlus,
+			// Symlink targets are kept by the kernel: a link whose target
+			// changes (latest, labels/, current) is invalidated by the
+			// watcher like any other view.
+			EnableSymlinkCaching: true,
+			// Entry files keep their pages; the others are direct I/O.
+			ExplicitDataCacheControl: true,
+			MaxReadAhead:             128 << 10,
+			// pifs answers every read from memory or with pread: go-fuse's
+			// splice path would only write each reply's header into a
+			// pipe, find no file to splice and empty the pipe again, three
+			// system calls per READ for nothing.
+			DisableSplice: true,
+			PanicHandler: func(r any) fuse.Status {
+				logger.Error(fmt.Sprintf("panic in handler: %v", r), "stack", string(debug.Stack()))
+				return fuse.EIO
+			},
+		},
+	}
+	if o.AllowOther {
+		opts.MountOptions.Options = append(opts.MountOptions.Options, "default_permissions")
+	}
+	if o.ReadOnly {
+		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
+	}
+	dirs := newNoOpendir(gofs.NewNodeFS(root, opts))
+	server, err := fuse.NewServer(dirs, mountpoint, &opts.MountOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	go server.Serve()
+	if err := server.WaitMount(); err != nil {
+		return nil, nil, err
+	}
+	return server, dirs, nil
+}
+
+// cacheTimeout is how long the kernel keeps names and attributes when
+// change events keep them current.
+const cacheTimeout = 30 * time.Second
+
+// apply runs in the watcher's goroutine; deliver is the only other one
+// that notifies.
+func (f *FS) apply(changes []sessions.Change) {
+	defer func() {
+		if r := recover(); r != nil {
+			f.logger.Error(fmt.Sprintf("panic in watcher: %v", r), "stack", string(debug.Stack()))
+		}
+	}()
+	if !f.mounted.Load() {
+		return // not mounted yet: the kernel holds nothing
+	}
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
+	f.root.Apply(changes)
+}
+
+// deliver tells the kernel what the mount changed itself and lets it forget
+// the entry names of sessions dropped from the cache (nodes.Root.Deliver).
+// Like apply, it runs outside FUSE handlers.
+func (f *FS) deliver() {
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-f.view.Work():
+			f.deliverOnce()
+		}
+	}
+}
+
+func (f *FS) deliverOnce() {
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			f.logger.Error(fmt.Sprintf("panic while notifying: %v", r), "stack", string(debug.Stack()))
+		}
+	}()
+	f.root.Deliver()
+}
+
+// stopped stops the goroutines that serve the mount besides the server.
+func (f *FS) stopped() {
+	f.watcher.Stop()
+	f.stopOnce.Do(func() { close(f.stop) })
+}
+
+// Wait blocks until the file system is unmounted.
+func (f *FS) Wait() {
+	f.server.Wait()
+	f.stopped()
+}
+
+// Unmount unmounts, and stops the watcher once that worked: a mount that
+// stays (busy) keeps being kept current.
+func (f *FS) Unmount() error {
+	if err := f.server.Unmount(); err != nil {
+		return err
+	}
+	f.stopped()
+	return nil
+}
+
+// Detach unmounts lazily (umount -l): the mount leaves the namespace at
+// once and the server answers the files still open until they are closed;
+// Wait returns then.
+func (f *FS) Detach() error {
+	return detach(canonical(f.Mountpoint))
+}
+
+// Stats are counts of the work the mount has done (see view.Stats).
+func (f *FS) Stats() view.Stats { return f.view.Stats() }
+
+// Watching says how the mount learns of changes to the store: "change
+// events (inotify)" or "polling every 500ms".
+func (f *FS) Watching() string { return f.watcher.Mode() }
+
+// Polls tells that the mount polls the store (asked for, or no change
+// events there).
+func (f *FS) Polls() bool { return !f.watcher.Events() }

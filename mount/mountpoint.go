@@ -1,0 +1,258 @@
+package mount
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Kind tells which part of a refused mount needs fixing; the command line
+// turns it into an exit code.
+type Kind int
+
+const (
+	// KindMountpoint: the mountpoint is missing, not a directory, not
+	// empty, already a mount, a dead mount, or overlaps the store.
+	KindMountpoint Kind = iota + 1
+	// KindSessionsDir: the sessions directory is missing or unusable.
+	KindSessionsDir
+	// KindMount: the kernel or fusermount refused the mount.
+	KindMount
+)
+
+// Error is a refused mount: the sentence says what is wrong and how to
+// fix it.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+func refuse(k Kind, format string, args ...any) error {
+	return &Error{Kind: k, Err: fmt.Errorf(format, args...)}
+}
+
+// KindOf returns the kind of a refused mount, or 0 for any other error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// mountInfo is one line of /proc/self/mountinfo.
+type mountInfo struct {
+	Point  string // where it is mounted
+	FSType string // "fuse.pifs"
+	Source string
+}
+
+// mounts reads /proc/self/mountinfo.
+func mounts() ([]mountInfo, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseMountInfo(f)
+}
+
+// parseMountInfo reads the mountinfo format (proc(5)): the fifth field is
+// the mount point, and after the " - " separator come the type and the
+// source; spaces and other bytes are octal escapes.
+func parseMountInfo(r io.Reader) ([]mountInfo, error) {
+	var out []mountInfo
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		sep := -1
+		for i, s := range f {
+			if s == "-" && i >= 6 {
+				sep = i
+				break
+			}
+		}
+		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
+			continue
+		}
+		out = append(out, mountInfo{Point: unescapeOctal(f[4]), FSType: unescapeOctal(f[sep+1]), Source: unescapeOctal(f[sep+2])})
+	}
+	return out, sc.Err()
+}
+
+// unescapeOctal undoes the kernel's \NNN escapes.
+func unescapeOctal(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// mountAt returns the topmost mount whose mount point is path.
+func mountAt(path string) (mountInfo, bool) {
+	ms, err := mounts()
+	if err != nil {
+		return mountInfo{}, false
+	}
+	var found mountInfo
+	ok := false
+	for _, m := range ms {
+		if m.Point == path {
+			found, ok = m, true // later lines are mounted on top
+		}
+	}
+	return found, ok
+}
+
+// canonical is path made absolute with its symlinks resolved; when path
+// itself cannot be resolved (missing, or a dead mount), its parent is.
+func canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if p, err := filepath.EvalSymlinks(abs); err == nil {
+		return p
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
+// lazyUnmountCommand is what a user runs to clear a dead FUSE mount.
+func lazyUnmountCommand(mnt string) string {
+	return "fusermount3 -u -z " + shellQuote(mnt)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// clearDeadMount checks mnt for a disconnected mount (ENOTCONN). One that is provably a dead pifs mount (type fuse.pifs) is
+// detached; any other is refused with the command that clears it.
+func clearDeadMount(mnt string, logger *slog.Logger) error {
+	if !disconnected(mnt) {
+		return nil
+	}
+	path := canonical(mnt)
+	m, ok := mountAt(path)
+	if !ok || m.FSType != "fuse."+Name {
+		kind := "a disconnected mount"
+		if ok {
+			kind = fmt.Sprintf("a disconnected %s mount of %s", m.FSType, m.Source)
+		}
+		return refuse(KindMountpoint, "mountpoint %s is %s (transport endpoint is not connected); clear it with: %s", mnt, kind, lazyUnmountCommand(mnt))
+	}
+	if err := detach(path); err != nil {
+		return refuse(KindMountpoint, "mountpoint %s is a dead pifs mount of %s that could not be cleared (%v); clear it with: %s", mnt, m.Source, err, lazyUnmountCommand(mnt))
+	}
+	logger.Info(fmt.Sprintf("cleared a dead pifs mount of %s on %s", m.Source, mnt))
+	if disconnected(mnt) {
+		return refuse(KindMountpoint, "mountpoint %s is still a dead mount after clearing one; clear it with: %s", mnt, lazyUnmountCommand(mnt))
+	}
+	return nil
+}
+
+// disconnected tells whether mnt is a FUSE mount whose server is gone:
+// ENOTCONN, or ECONNABORTED when the connection was cut with requests in
+// flight. A stat can still succeed then, from the kernel's attribute
+// cache; statfs always asks the server.
+func disconnected(mnt string) bool {
+	gone := func(err error) bool {
+		return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
+	}
+	if _, err := os.Stat(mnt); gone(err) {
+		return true
+	}
+	var st syscall.Statfs_t
+	return gone(syscall.Statfs(mnt, &st))
+}
+
+// detach unmounts path lazily: directly when we may, else through
+// fusermount3, whose complaint becomes the error.
+func detach(path string) error {
+	if syscall.Unmount(path, syscall.MNT_DETACH) == nil {
+		return nil
+	}
+	var last error
+	for _, prog := range []string{"fusermount3", "fusermount"} {
+		out, err := exec.Command(prog, "-u", "-z", path).CombinedOutput()
+		if err == nil {
+			return nil
+		}
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			err = errors.New(msg)
+		}
+		if last == nil {
+			last = err
+		}
+	}
+	return last
+}
+
+// checkMountpoint refuses, before anything is mounted, a mountpoint that
+// is missing, not a directory, overlapping the store, already a mount or
+// (without nonEmpty) not empty. A dead pifs mount is cleared first.
+func checkMountpoint(mnt, store string, nonEmpty bool, logger *slog.Logger) error {
+	if err := clearDeadMount(mnt, logger); err != nil {
+		return err
+	}
+	fi, err := os.Stat(mnt)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return refuse(KindMountpoint, "mountpoint %s does not exist; create it with: mkdir -p %s", mnt, shellQuote(mnt))
+	case err != nil:
+		return refuse(KindMountpoint, "mountpoint: %v", err)
+	case !fi.IsDir():
+		return refuse(KindMountpoint, "mountpoint %s is not a directory; mount on an empty directory", mnt)
+	}
+	if err := checkOverlap(store, mnt); err != nil {
+		return &Error{Kind: KindMountpoint, Err: err}
+	}
+	if m, ok := mountAt(canonical(mnt)); ok {
+		how := "umount " + shellQuote(mnt)
+		if strings.HasPrefix(m.FSType, "fuse") {
+			how = "fusermount3 -u " + shellQuote(mnt)
+		}
+		return refuse(KindMountpoint, "mountpoint %s is already a mount (%s of %s); unmount it first: %s", mnt, m.FSType, m.Source, how)
+	}
+	if !nonEmpty {
+		d, err := os.Open(mnt)
+		if err != nil {
+			return refuse(KindMountpoint, "mountpoint: %v", err)
+		}
+		names, _ := d.Readdirnames(1)
+		d.Close()
+		if len(names) > 0 {
+			return refuse(KindMountpoint, "mountpoint %s is not empty; use an empty directory, or --nonempty (-o nonempty) to hide its contents while mounted", mnt)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package nodes
+
+import (
+	"context"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/view"
+)
+
+// rawFile is a file served from the store's file itself (session.jsonl):
+// its size and content are always the file's.
+type rawFile struct {
+	fs.Inode
+	r *Root
+	f view.Raw
+}
+
+var (
+	_ = (fs.NodeGetattrer)((*rawFile)(nil))
+	_ = (fs.NodeSetattrer)((*rawFile)(nil))
+	_ = (fs.NodeOpener)((*rawFile)(nil))
+)
+
+func (f *rawFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if h, ok := fh.(*osFile); ok {
+		fi, err := h.f.Stat()
+		if err != nil {
+			return f.r.errno(err)
+		}
+		setAttr(&out.Attr, f.r.v.OpenAttr(f.f, fi))
+		return 0
+	}
+	return f.r.attr(f.f, nil, &out.Attr)
+}
+
+func (f *rawFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+
+func (f *rawFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if wantsWrite(flags) {
+		return nil, 0, syscall.EROFS
+	}
+	fd, err := f.r.v.OpenRaw(f.f)
+	if err != nil {
+		return nil, 0, f.r.errno(err)
+	}
+	return &osFile{fd}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
+
+// osFile is an open file of the store.
+type osFile struct{ f *os.File }
+
+var (
+	_ = (fs.FileReader)((*osFile)(nil))
+	_ = (fs.FileReleaser)((*osFile)(nil))
+)
+
+func (h *osFile) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n, err := h.f.ReadAt(dest, off)
+	if n > 0 || err == nil || err == io.EOF {
+		return fuse.ReadResultData(dest[:n]), 0
+	}
+	return nil, toErrno(err)
+}
+
+func (h *osFile) Release(ctx context.Context) syscall.Errno {
+	h.f.Close()
+	return 0
+}

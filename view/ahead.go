@@ -1,0 +1,394 @@
+package view
+
+import (
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/sessions"
+)
+
+// ahead makes views of sessions ready ahead of a walk, as the kernel reads
+// a file ahead of a sequential reader.
+//
+// A walk over a project (ls -l MNT/p/*/, grep NEEDLE MNT/p/*/context.json,
+// find -size) asks for the same views of one session after the other, in
+// the project's order or its reverse (bash's glob tests the names it
+// matched last to first), and sends one request at a time: the session
+// asked for is parsed and counted or rendered on one core while the others
+// wait. When a view is asked for in two sessions that follow each other,
+// the walk's views of the next window sessions are made in the background,
+// one session per goroutine and at most window at once, so that the walk
+// finds them ready: sizes are recorded with the file as stat records them,
+// renderings kept as a read keeps them. A walk that stops leaves at most
+// window sessions made for nothing; a session looked at alone starts
+// nothing. Sessions larger than the cache can hold window of are left to
+// the walk.
+type ahead struct {
+	v      *View
+	window int
+	max    int64 // the largest file read ahead, in bytes
+
+	mu sync.Mutex
+	// last is the session each view was asked for last, by project.
+	last map[aheadKey]string
+	// walked are the views asked for in sequence, by project.
+	walked map[string]map[aheadView]aheadWork
+	queue  []aheadJob
+	queued map[aheadJob]bool
+	// running are the goroutines counting, busy those of them that
+	// took a job.
+	running, busy int
+	// cur is the walk seen last, which idle cores read further ahead.
+	cur aheadWalk
+	// listed is when the kernel last listed each project's folder.
+	listed map[string]time.Time
+	// far is how many sessions ahead of a walk cores that would idle go
+	// on, and farBytes how much of the sessions' files that may be.
+	far      int
+	farBytes int64
+
+	ran atomic.Int64 // sessions made ready ahead (see Stats)
+}
+
+// aheadWork is a view to make ready in any session of the store: its
+// size, counted by count, as stat asks for it; or, when make is set, its
+// rendering, as a read asks for it.
+type aheadWork struct {
+	key   string
+	count func(*session) int64
+	make  func(*session) []byte
+	// planned tells that the rendering can be made from the version's
+	// plan, without a parse (see plans).
+	planned bool
+}
+
+// view names the work in a project's walk: a view's size and its
+// rendering are walked apart.
+func (w aheadWork) view() aheadView { return aheadView{w.key, w.make != nil} }
+
+// fromPlan makes the rendering from the session's plan, when the work
+// can be made so and the session's version has one.
+func (w aheadWork) fromPlan(st *store, s sessionRef) bool {
+	if !w.planned || w.make == nil {
+		return false
+	}
+	_, _, ok := st.fromPlan(s.project, s.name, w.key)
+	return ok
+}
+
+// ready tells that the work needs no session: the size is recorded (a
+// rendering cannot be told without the session's lock).
+func (w aheadWork) ready(f *sessions.File) bool {
+	if w.make != nil {
+		return false
+	}
+	_, ok := recordedSize(f, w.key)
+	return ok
+}
+
+// do makes the view ready in ss, as renderSize or render would. ss.mu is
+// held.
+func (w aheadWork) do(st *store, ss *session) {
+	if w.make == nil {
+		sizeOf(ss, w.key, w.count)
+		return
+	}
+	data := rendered(st, ss, w.key, bytesSize, func() []byte { return w.make(ss) })
+	recordSize(ss.file, w.key, int64(len(data)))
+}
+
+// idle tells that no session is being made ready.
+func (a *ahead) idle() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.running == 0
+}
+
+type aheadKey struct {
+	project string
+	view    aheadView
+}
+
+type aheadView struct {
+	key  string
+	read bool
+}
+
+// aheadJob is a session to count the walked views of.
+type aheadJob struct{ project, name string }
+
+// aheadWalk is where a walk is: the session it asked for last, files[at],
+// of its project's sessions, and the way it goes (step 1 or -1); reach is
+// the furthest session queued for it; seen is when it asked.
+type aheadWalk struct {
+	project string
+	files   []*sessions.File
+	at      int
+	step    int
+	reach   int
+	seen    time.Time
+}
+
+func newAhead(v *View, budget int64) *ahead {
+	window := 4 * runtime.GOMAXPROCS(0)
+	return &ahead{v: v, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
+		last: map[aheadKey]string{}, walked: map[string]map[aheadView]aheadWork{},
+		queued: map[aheadJob]bool{}, listed: map[string]time.Time{}}
+}
+
+// saw is told that a session was asked for work's view.
+func (a *ahead) saw(s sessionRef, work aheadWork) {
+	view := work.view()
+	k := aheadKey{s.project, view}
+	a.mu.Lock()
+	prev := a.last[k]
+	a.last[k] = s.name
+	a.mu.Unlock()
+	if prev == "" || prev == s.name {
+		return
+	}
+	files, ok := a.v.st.x.Listed(s.project)
+	if !ok {
+		return // a project not listed yet is not read for this
+	}
+	// A walk goes either way: bash's glob tests the names it matched
+	// last to first.
+	i := sort.Search(len(files), func(i int) bool { return files[i].Name >= s.name })
+	step := 0
+	if i < len(files) && files[i].Name == s.name {
+		if i > 0 && files[i-1].Name == prev {
+			step = 1
+		} else if i+1 < len(files) && files[i+1].Name == prev {
+			step = -1
+		}
+	}
+	walking := step != 0
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	views := a.walked[s.project]
+	if !walking {
+		delete(views, view)
+		return
+	}
+	if views == nil {
+		views = map[aheadView]aheadWork{}
+		a.walked[s.project] = views
+	}
+	views[view] = work
+	reach := i + a.window*step
+	if c := a.cur; c.project == s.project && c.step == step && (reach-c.reach)*step < 0 {
+		reach = c.reach // read further ahead already
+	}
+	a.cur = aheadWalk{project: s.project, files: files, at: i, step: step, reach: reach, seen: time.Now()}
+	for n := 1; n <= a.window; n++ {
+		if k := i + n*step; k >= 0 && k < len(files) {
+			a.queueFile(s.project, files[k], func(f *sessions.File) bool { return work.ready(f) })
+		}
+	}
+	a.further()
+	a.spawn()
+}
+
+// queueFile queues a session of project, unless it is queued, ready by
+// ready, or not to be read ahead. a.mu is held.
+func (a *ahead) queueFile(project string, f *sessions.File, ready func(*sessions.File) bool) {
+	j := aheadJob{project, f.Name}
+	if a.queued[j] || !validSessionName(f.Name) || f.Sig.Size > a.max || ready(f) {
+		return
+	}
+	a.queued[j] = true
+	a.queue = append(a.queue, j)
+}
+
+// spawn starts goroutines for the queue, up to window. a.mu is held.
+func (a *ahead) spawn() {
+	for a.running < a.window && a.running < a.busy+len(a.queue) {
+		a.running++
+		go a.run()
+	}
+}
+
+// further queues the next session of the current walk past those
+// queued, when the queue is empty and a core would idle: sessions of a
+// walk differ in size, and the walk waits for the largest of its window
+// while the others are done. It goes at most far sessions ahead of the
+// walk, and farBytes of their files, which the cache keeps until the walk
+// comes. a.mu is held.
+func (a *ahead) further() {
+	w := &a.cur
+	if len(a.queue) > 0 || a.busy >= runtime.GOMAXPROCS(0) || w.step == 0 {
+		return
+	}
+	views := a.walked[w.project]
+	ready := func(f *sessions.File) bool {
+		for _, v := range views {
+			if !v.ready(f) {
+				return false
+			}
+		}
+		return true
+	}
+	// The files between the walk and its reach, then each one past it.
+	var bytes int64
+	for i := w.at + w.step; i != w.reach+w.step && i >= 0 && i < len(w.files); i += w.step {
+		bytes += w.files[i].Sig.Size
+	}
+	for len(a.queue) == 0 {
+		k := w.reach + w.step
+		if k < 0 || k >= len(w.files) || (k-w.at)*w.step > a.far {
+			return
+		}
+		if bytes += w.files[k].Sig.Size; bytes > a.farBytes {
+			return
+		}
+		w.reach = k
+		a.queueFile(w.project, w.files[k], ready)
+	}
+	a.spawn()
+}
+
+// listedSpan is how long after the kernel listed a project's folder a
+// walk under way is taken to come to its sessions.
+const listedSpan = 30 * time.Second
+
+// listing is told that the kernel lists a project's folder.
+func (a *ahead) listing(project string, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.listed[project] = now
+}
+
+// statWalk returns the sizes a walk under way asks each session for, when
+// it asked within walkGap (or the gap SetWalkTimes set), and the projects it is taken to come to: those
+// whose folders the kernel listed within listedSpan, as the shell does to
+// expand MNT/*/*/ before ls -l starts (ls -l asks the same of every
+// project's sessions). It returns nothing for a walk that reads.
+func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]bool) {
+	a.v.walk.mu.Lock()
+	gap, _ := a.v.walk.times()
+	a.v.walk.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := a.cur
+	if w.step == 0 || now.Sub(w.seen) > gap {
+		return nil, nil
+	}
+	for _, v := range a.walked[w.project] {
+		if v.make == nil {
+			views = append(views, v)
+		}
+	}
+	projects = map[string]bool{}
+	for p, t := range a.listed {
+		if now.Sub(t) <= listedSpan {
+			projects[p] = true
+		}
+	}
+	return views, projects
+}
+
+// readForWalk reads the files of sessions that a walk statting session
+// folders will come to as the walk will read them: parsed, their walked
+// views counted, each then given to took (when set); it returns the
+// others. A view that needs a whole session file (the store's usage
+// report, a project's by-name/) asked for during such a walk reads its
+// sessions this way, so that each file is read once, and on every core
+// rather than one request at a time. Without a walk, for the projects a
+// walk is not taken to come to (see statWalk: ls -l MNT/p/*/ comes to no
+// other), and for sessions whose walked views are counted already or too
+// large to read ahead, the caller reads them as it would.
+func (st *store) readForWalk(files []*sessions.File, a *ahead, took func(*session)) (rest []*sessions.File) {
+	if a == nil || len(files) == 0 {
+		return files
+	}
+	views, projects := a.statWalk(time.Now())
+	if len(views) == 0 {
+		return files
+	}
+	var parse []*sessions.File
+	for _, f := range files {
+		ready := true
+		for _, v := range views {
+			ready = ready && v.ready(f)
+		}
+		if ready || !projects[f.Project] || f.Sig.Size > a.max {
+			rest = append(rest, f)
+		} else {
+			parse = append(parse, f)
+		}
+	}
+	var mu sync.Mutex
+	par.Each(len(parse), func(i int) {
+		f := parse[i]
+		err := st.withSession(f.Project, f.Name, func(ss *session) error {
+			for _, v := range views {
+				v.do(st, ss)
+			}
+			if took != nil {
+				took(ss)
+			}
+			return nil
+		})
+		if err != nil {
+			mu.Lock()
+			rest = append(rest, f)
+			mu.Unlock()
+		}
+	})
+	return rest
+}
+
+// run counts queued sessions until none is left.
+func (a *ahead) run() {
+	for {
+		a.mu.Lock()
+		if len(a.queue) == 0 {
+			a.running--
+			a.mu.Unlock()
+			return
+		}
+		j := a.queue[0]
+		a.queue = a.queue[1:]
+		a.busy++
+		a.mu.Unlock()
+		a.make(j)
+		a.mu.Lock()
+		a.busy--
+		delete(a.queued, j)
+		a.further()
+		a.mu.Unlock()
+	}
+}
+
+// make makes the views walked in a session's project ready in that session.
+func (a *ahead) make(j aheadJob) {
+	s := sessionRef{v: a.v, project: j.project, name: j.name}
+	f, err := s.meta()
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	var todo []aheadWork
+	for _, w := range a.walked[j.project] {
+		if !w.ready(f) {
+			todo = append(todo, w)
+		}
+	}
+	a.mu.Unlock()
+	todo = slices.DeleteFunc(todo, func(w aheadWork) bool { return w.fromPlan(a.v.st, s) })
+	if len(todo) == 0 {
+		return
+	}
+	a.ran.Add(1)
+	s.with(func(ss *session) error {
+		for _, w := range todo {
+			w.do(a.v.st, ss)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,160 @@
+package view
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/sessions"
+)
+
+// cwdTree is the store's sessions by working directory: a folder per path
+// that is a session's cwd or above one.
+type cwdTree struct {
+	gen   uint64
+	nodes map[string]*cwdNode // by absolute path
+}
+
+type cwdNode struct {
+	subs     map[string]bool
+	sessions map[string]*sessions.File // by name; the first in project order
+	mtime    time.Time
+}
+
+// cwds returns the tree of working directories, built again only after the
+// index changed.
+func (st *store) cwds() *cwdTree {
+	gen := st.x.Gen()
+	st.mu.Lock()
+	t := st.cwdCache
+	st.mu.Unlock()
+	if t != nil && t.gen == gen {
+		return t
+	}
+	all := st.x.All()
+	t = &cwdTree{gen: gen, nodes: map[string]*cwdNode{}}
+	t.node("/")
+	for _, f := range all {
+		cwd := f.Header.Cwd
+		if !filepath.IsAbs(cwd) || !validProject(f.Project) || !validSessionName(f.Name) || strings.ContainsRune(cwd, 0) {
+			continue
+		}
+		cwd = filepath.Clean(cwd)
+		mt := time.Unix(0, f.Sig.Mtime)
+		if n := t.node(cwd); n.sessions[f.Name] == nil {
+			n.sessions[f.Name] = f
+		}
+		for p := cwd; ; {
+			if n := t.nodes[p]; mt.After(n.mtime) {
+				n.mtime = mt
+			}
+			if p == "/" {
+				break
+			}
+			parent := filepath.Dir(p)
+			t.node(parent).subs[filepath.Base(p)] = true
+			p = parent
+		}
+	}
+	st.mu.Lock()
+	st.cwdCache = t
+	st.mu.Unlock()
+	return t
+}
+
+func (t *cwdTree) node(path string) *cwdNode {
+	n := t.nodes[path]
+	if n == nil {
+		n = &cwdNode{subs: map[string]bool{}, sessions: map[string]*sessions.File{}}
+		t.nodes[path] = n
+	}
+	return n
+}
+
+// byCwdDir is by-cwd/<path…>/: the working directory path's sessions as
+// links to their folders, and a folder per path component below it that
+// leads to more. `cd MOUNT/by-cwd$PWD` lists the sessions of where you are.
+type byCwdDir struct {
+	inRoot
+	path string // the working directory it stands for ("/" for by-cwd/)
+}
+
+func newByCwdDir(v *View, path string) *byCwdDir { return &byCwdDir{inRoot{v}, path} }
+
+func (d *byCwdDir) node() (*cwdNode, error) {
+	n := d.v.st.cwds().nodes[d.path]
+	if n == nil {
+		return nil, ErrNotFound
+	}
+	return n, nil
+}
+
+func (d *byCwdDir) mtime() (time.Time, error) {
+	n, err := d.node()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return n.mtime, nil
+}
+
+func (d *byCwdDir) list() ([]Child, error) {
+	n, err := d.node()
+	if err != nil {
+		return nil, err
+	}
+	var out []Child
+	for sub := range n.subs {
+		out = append(out, d.sub(sub))
+	}
+	for _, f := range n.sessions {
+		if !n.subs[f.Name] {
+			out = append(out, d.link(f))
+		}
+	}
+	return out, nil
+}
+
+func (d *byCwdDir) lookup(name string) (Child, error) {
+	n, err := d.node()
+	if err != nil {
+		return Child{}, err
+	}
+	if n.subs[name] {
+		return d.sub(name), nil
+	}
+	if f := n.sessions[name]; f != nil {
+		return d.link(f), nil
+	}
+	return Child{}, ErrNotFound
+}
+
+func (d *byCwdDir) sub(name string) Child {
+	path := filepath.Join(d.path, name)
+	return Child{name, syscall.S_IFDIR, names.Ino(byCwdName, path), func() Node { return newByCwdDir(d.v, path) }}
+}
+
+func (d *byCwdDir) link(f *sessions.File) Child {
+	depth := 1 // by-cwd itself
+	if d.path != "/" {
+		depth += strings.Count(d.path, "/")
+	}
+	target := strings.Repeat("../", depth) + f.Project + "/" + f.Name
+	mt := time.Unix(0, f.Sig.Mtime)
+	return Child{f.Name, syscall.S_IFLNK, names.Ino(byCwdName, d.path, f.Project, f.Name), func() Node {
+		return newFixedLink(inProject{d.v, ""}, target, mt)
+	}}
+}
+
+// fixedLink is a symlink whose target is known when it is made, in a
+// project's folder or ("") at the top of the mount.
+type fixedLink struct {
+	inProject
+	to string
+	mt time.Time
+}
+
+func newFixedLink(in inProject, to string, mt time.Time) *fixedLink { return &fixedLink{in, to, mt} }
+
+func (l *fixedLink) target() (string, time.Time, error) { return l.to, l.mt, nil }

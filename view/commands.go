@@ -1,0 +1,273 @@
+package view
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+// The commands of each control: what a line of name, leaf or append means
+// is tree's (pi's append schema), and a line of fork or new the grammar's;
+// here the names the mount shows and the sessions of the store are
+// resolved.
+
+// asIs prepares a line of name or leaf: it is taken as it is.
+func asIs(line []byte) ([]byte, error) { return line, nil }
+
+// nameControl is name: each line sets the session's name (pi's /name); an
+// empty line clears it.
+func nameControl(s sessionRef) sessionControl[[]byte] {
+	return sessionControl[[]byte]{s, nameName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
+		return b.NameLine(line)
+	}}
+}
+
+// leafControl is leaf: each line moves the leaf to an entry id, label or
+// name the mount shows (pi's /tree); an empty line moves it before the
+// first entry.
+func leafControl(s sessionRef) sessionControl[[]byte] {
+	return sessionControl[[]byte]{s, leafName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
+		return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.tree, b, ref) })
+	}}
+}
+
+// appendControl is append: each line adds one entry at the leaf. A line is
+// parsed, checked and encoded before the session is locked
+// (tree.PrepareAppend); under the lock, only what needs the session is
+// done (tree.Builder.AppendPrepared).
+func appendControl(s sessionRef) sessionControl[*tree.PreparedLine] {
+	return sessionControl[*tree.PreparedLine]{s, appendName, prepareAppend, appendPrepared}
+}
+
+func prepareAppend(line []byte) (*tree.PreparedLine, error) {
+	return tree.PrepareAppend(line, float64(time.Now().UnixMilli()))
+}
+
+func appendPrepared(ss *session, b *tree.Builder, p *tree.PreparedLine) error {
+	return b.AppendPrepared(p)
+}
+
+// resolveRef finds the entry a user names: an id (also one built earlier in
+// the batch), a label, or a name the mount shows for an entry, alone or at
+// the end of a path (entries/<id>.json, branches/<id>, labels/<label>).
+// Surrounding blanks are forgiven.
+func resolveRef(t *tree.Tree, b *tree.Builder, ref string) (string, bool) {
+	trimmed := strings.TrimSpace(ref)
+	for _, r := range []string{ref, trimmed} {
+		if r == "" {
+			continue
+		}
+		if b != nil && b.Has(r) {
+			return r, true
+		}
+		if id, ok := t.Resolve(r); ok {
+			return id, true
+		}
+	}
+	base := strings.TrimRight(trimmed, "/")
+	base = base[strings.LastIndexByte(base, '/')+1:]
+	if base == "" {
+		return "", false
+	}
+	if name, ok := strings.CutSuffix(base, jsonExt); ok {
+		if id, ok := findID(t, name, len(jsonExt)); ok {
+			return id, true
+		}
+	}
+	if id, ok := findID(t, base, 0); ok {
+		return id, true
+	}
+	if _, texts := labels(t); texts[base] != "" {
+		return t.Resolve(texts[base])
+	}
+	return "", false
+}
+
+// newSession is a session file about to be created by fork or new: in
+// folder dir of the store, shown in project.
+type newSession struct {
+	project, dir, file string
+	lines              [][]byte
+}
+
+// create writes the planned sessions and returns their paths relative to
+// the mount root, one a line.
+func (v *View) create(plans []newSession) ([]byte, error) {
+	var reply []byte
+	for _, p := range plans {
+		path, err := sessions.Create(p.dir, p.file, p.lines...)
+		if err != nil {
+			return nil, err
+		}
+		v.st.update(filepath.Dir(path)) // a new project folder
+		v.st.update(path)
+		reply = append(reply, p.project+"/"+strings.TrimSuffix(p.file, ".jsonl")+"\n"...)
+	}
+	return reply, nil
+}
+
+// placeFor is where pi creates a new session for a working directory
+// (SessionManager.create, forkFrom): flat in a directory the user chose,
+// else in the cwd's own folder; and the project folder the mount shows it
+// in.
+func (v *View) placeFor(cwd string) (project, dir string) {
+	return sessions.ProjectFolder(cwd), sessions.NewSessionDir(v.opts.SessionsDir, v.opts.Flat, cwd)
+}
+
+// sessionID returns the id for a new session: the one given, checked as pi
+// checks it and not taken by another session (nor earlier in the batch), or
+// a new UUIDv7.
+func (v *View) sessionID(id string, taken map[string]bool) (string, error) {
+	if id == "" {
+		return sessions.NewSessionID(), nil
+	}
+	if err := sessions.ValidSessionID(id); err != nil {
+		return "", refuse(ErrInvalid, `%v; or leave "id" out for a new one`, err)
+	}
+	if _, found := v.st.sessionByID(id); found || taken[id] {
+		return "", refuse(ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
+	}
+	taken[id] = true
+	return id, nil
+}
+
+// forkControl is a session's fork: each line makes a new session from it.
+type forkControl struct{ s sessionRef }
+
+func (c forkControl) name() string { return forkName }
+
+func (c forkControl) refused(err error) { c.s.refused(err) }
+
+func (c forkControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	var plans []newSession
+	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+		taken := map[string]bool{}
+		for i, l := range lines {
+			p, err := c.plan(ss, l, taken)
+			if err != nil {
+				return lineError("fork", i+1, err)
+			}
+			plans = append(plans, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.s.v.create(plans)
+}
+
+// plan reads one fork line: an entry id or label (pi's /clone at that
+// entry), an empty line (the whole session, pi's --fork), or
+// {"from","cwd","id","name"}.
+func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newSession, error) {
+	req, err := parseForkLine(line)
+	if err != nil {
+		return newSession{}, err
+	}
+	// A copy in the same working directory goes next to its source, as
+	// pi's clone does; one into another cwd where pi would create it.
+	project, dir, cwd := c.s.project, filepath.Dir(ss.path), ss.tree.Header.Cwd
+	if req.Cwd != "" {
+		cwd = req.Cwd
+		project, dir = c.s.v.placeFor(cwd)
+	}
+	id, err := c.s.v.sessionID(req.ID, taken)
+	if err != nil {
+		return newSession{}, err
+	}
+	ts := sessions.Now()
+	var out [][]byte
+	if req.From == "" {
+		out = ss.tree.ForkLines(id, ts, cwd, ss.path)
+	} else {
+		at, ok := resolveRef(ss.tree, nil, req.From)
+		if !ok {
+			return newSession{}, refuse(ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
+		}
+		if out, err = ss.tree.BranchedLines(at, id, ts, cwd, ss.path); err != nil {
+			return newSession{}, err
+		}
+	}
+	if req.HasName {
+		if out, err = tree.WithName(out, req.Name); err != nil {
+			return newSession{}, err
+		}
+	}
+	return newSession{project, dir, sessions.FileName(ts, id), out}, nil
+}
+
+// newControl is new: each line creates an empty session, in a project or,
+// at the root, for any working directory.
+type newControl struct {
+	inProject // "" at the root
+}
+
+func (c newControl) name() string { return newName }
+
+func (c newControl) refused(err error) {
+	where := "new"
+	if c.project != "" {
+		where = c.project + "/new"
+	}
+	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
+}
+
+func (c newControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
+	if c.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	var plans []newSession
+	taken := map[string]bool{}
+	for i, l := range lines {
+		p, err := c.plan(l, taken)
+		if err != nil {
+			return nil, lineError("new", i+1, err)
+		}
+		plans = append(plans, p)
+	}
+	return c.v.create(plans)
+}
+
+func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error) {
+	so, err := parseNewLine(line, c.project != "")
+	if err != nil {
+		return newSession{}, err
+	}
+	if c.project != "" {
+		cwd, err := c.v.st.projectCwd(c.project)
+		if err != nil {
+			return newSession{}, err
+		}
+		if cwd == "" {
+			return newSession{}, refuse(ErrInvalid, `no session of this project names its working directory; write the directory to the new file at the mount root instead`)
+		}
+		so.Cwd = cwd
+	}
+	project, dir := c.v.placeFor(so.Cwd)
+	if c.project != "" {
+		project = c.project
+		if folder, ok := c.v.st.x.ProjectFolder(c.project); ok && !c.v.opts.Flat {
+			dir = folder
+		}
+	}
+	id, err := c.v.sessionID(so.ID, taken)
+	if err != nil {
+		return newSession{}, err
+	}
+	ts := sessions.Now()
+	lines := [][]byte{sessions.HeaderLine(id, ts, so.Cwd, "")}
+	if so.HasName {
+		if lines, err = tree.WithName(lines, so.Name); err != nil {
+			return newSession{}, err
+		}
+	}
+	return newSession{project, dir, sessions.FileName(ts, id), lines}, nil
+}

@@ -1,0 +1,154 @@
+package view
+
+import (
+	"strings"
+	"time"
+
+	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/sessions"
+)
+
+// What the kernel must be told when the store changes: the view says which
+// of its names and nodes a change touches (Notices), as paths from the
+// mount's root; the layer that answers the kernel tells it of those it
+// holds. The cost follows the changes and what the kernel holds of them,
+// never the size of the store.
+
+// Action is what the kernel is told of a node.
+type Action int
+
+const (
+	// Forget: the kernel forgets the name the path ends in, and the node
+	// under it is let go.
+	Forget Action = iota + 1
+	// ForgetHeld is Forget, when the node under the name is held.
+	ForgetHeld
+	// Refresh: the node's attributes and content are dropped, and those
+	// of every node below it but of the files whose content never changes
+	// (Kept); names below it that no longer resolve are forgotten.
+	Refresh
+	// Reset is Refresh, the files that never change too: their session
+	// file was rewritten.
+	Reset
+	// Attrs: the node's attributes (a folder's listing too) are dropped.
+	Attrs
+	// Shed: the kernel forgets the name the path ends in, a folder, when
+	// it holds names in it; the node stays for whoever uses it (someone's
+	// working directory, an open file below it), and a new path to it is
+	// looked up again.
+	Shed
+)
+
+// Notice is one thing the kernel must be told: Do to the node at Path,
+// the names from the mount's root; "*" stands for every name the kernel
+// holds there.
+type Notice struct {
+	Path []string
+	Do   Action
+}
+
+// heavyFolders are a session folder's folders of one name per entry: a
+// walk (grep -r, tar) leaves the kernel holding a node for each name in
+// them, and pifs one for each node the kernel holds.
+var heavyFolders = []string{entriesName, branchesName, treeName}
+
+// Notices is what the kernel must be told of changes the index found:
+// names that went away, and the attributes and content of every view of a
+// session whose file changed, of the folders listing it and of the links
+// that may now point elsewhere.
+func (v *View) Notices(changes []sessions.Change) []Notice {
+	var out []Notice
+	add := func(do Action, path ...string) { out = append(out, Notice{path, do}) }
+	// The folders whose names or attributes changed.
+	var touched [][]string
+	seen := map[string]bool{}
+	touch := func(path ...string) {
+		if k := strings.Join(path, "/"); !seen[k] {
+			seen[k] = true
+			touched = append(touched, path)
+		}
+	}
+	for _, c := range changes {
+		if c.Name == "" {
+			if !v.st.hasProject(c.Project) {
+				add(Forget, c.Project)
+			} else {
+				add(Refresh, c.Project)
+			}
+			touch()
+			continue
+		}
+		touch(c.Project)
+		switch {
+		case c.New == nil:
+			add(Forget, c.Project, c.Name)
+		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) || c.New.Sig.Size == c.Old.Sig.Size:
+			add(Reset, c.Project, c.Name)
+		default:
+			add(Refresh, c.Project, c.Name)
+		}
+		if c.Old == nil || c.New == nil {
+			for _, f := range []*sessions.File{c.Old, c.New} {
+				if f != nil {
+					add(Forget, byIDName, names.Encode(f.Header.ID))
+				}
+			}
+			touch(byIDName)
+			add(Refresh, byCwdName)
+		}
+		touch()
+	}
+	if len(changes) > 0 {
+		// Every report covers the store; a project's only its own, but
+		// which projects a clone's calls count in can change too.
+		add(Refresh, usageName)
+		add(Refresh, "*", usageName)
+	}
+	for _, p := range touched {
+		add(Refresh, append(p[:len(p):len(p)], byNameName)...)
+		add(Attrs, p...)
+		add(ForgetHeld, append(p[:len(p):len(p)], latestName)...)
+		add(ForgetHeld, append(p[:len(p):len(p)], cwdName)...)
+	}
+	return out
+}
+
+// Work signals that Take has something to give.
+func (v *View) Work() <-chan struct{} { return v.st.out.signal }
+
+// Wake signals Work: the layer that answers the kernel has something of
+// its own to deliver.
+func (v *View) Wake() { v.st.out.wake() }
+
+// Take returns what the kernel must be told of what pifs changed itself
+// (as Notices does for the watcher's changes) and of the sessions dropped
+// from the cache: the kernel is to forget the names below their entries/,
+// branches/ and tree/ folders, so that what pifs holds for a walk of the
+// store (a node per name the kernel looked up) follows its cache, not
+// everything the walk passed. done says it was told.
+func (v *View) Take() (notices []Notice, done func()) {
+	changes, evicted, done := v.st.out.take()
+	notices = v.Notices(changes)
+	for _, k := range evicted {
+		if v.st.isParsed(k) {
+			continue // parsed again since: in use
+		}
+		for _, name := range heavyFolders {
+			notices = append(notices, Notice{[]string{k.project, k.name, name}, Shed})
+		}
+	}
+	return notices, done
+}
+
+// Notifying tells the view that a goroutine takes and delivers its
+// notices whenever Work signals: from then on a write through a control
+// returns once the kernel was told what it changed.
+func (v *View) Notifying() { v.notifying.Store(true) }
+
+// settle waits, after a write through a control, until the kernel was
+// told what it changed, for a second at most.
+func (v *View) settle() {
+	if v.notifying.Load() {
+		v.st.out.wait(time.Second)
+	}
+}

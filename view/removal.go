@@ -1,0 +1,126 @@
+package view
+
+import (
+	"sync"
+	"time"
+)
+
+// What a folder does with the changes a user asks of it: the mount only
+// reads, but for labels/ (ln -s, rm), and every other change is refused
+// with EROFS (ErrReadOnly); a refusal inside a session says why in its
+// errors file where the user may not know (an editor saving a new file).
+//
+// How `rm -rf` of a session folder changes nothing: it removes what it
+// finds in listing order, so it is refused something else of the session
+// (append comes first) before it reaches labels/. A label is cleared by
+// unlinking it, unless the same process was refused removing anything else
+// of that session in the last removalWindow.
+
+// Caller is who asks for a change: the process, and the user and group it
+// runs as.
+type Caller struct {
+	Pid, Uid, Gid uint32
+}
+
+// sessionPart is a value inside a session folder (or the folder itself).
+type sessionPart interface {
+	session() sessionRef
+}
+
+func (p inSession) session() sessionRef { return p.s }
+
+// symlinker is a folder that takes new symlinks.
+type symlinker interface {
+	symlink(target, name string, c Caller) (Child, error)
+}
+
+// unlinker is a folder whose names can be removed.
+type unlinker interface {
+	unlink(name string, c Caller) error
+}
+
+// Create refuses a new file in f; in a session folder the refusal says
+// what to do, for sed -i and editors that save a new file and rename it
+// over a control.
+func (v *View) Create(f Folder, name string, c Caller) error {
+	if p, ok := f.(sessionPart); ok {
+		p.session().refused(refuse(ErrReadOnly, "%s: no file can be created in a session folder (sed -i and some editors save a new file and rename it over the old one); write to the control itself, e.g. echo NEW > name", name))
+	}
+	return ErrReadOnly
+}
+
+// Symlink makes a symlink name -> target in f, where f takes one.
+func (v *View) Symlink(f Folder, target, name string, c Caller) (Child, error) {
+	if s, ok := f.(symlinker); ok {
+		return s.symlink(target, name, c)
+	}
+	return Child{}, ErrReadOnly
+}
+
+// Unlink removes name from f, where f takes it. A refusal inside a session
+// is remembered for its caller, so that the same process removing the
+// whole folder (rm -rf) clears no label on its way.
+func (v *View) Unlink(f Folder, name string, c Caller) error {
+	if u, ok := f.(unlinker); ok {
+		return u.unlink(name, c)
+	}
+	v.refuseRemoval(f, c)
+	return ErrReadOnly
+}
+
+// Rmdir refuses to remove a folder (see Unlink).
+func (v *View) Rmdir(f Folder, name string, c Caller) error {
+	v.refuseRemoval(f, c)
+	return ErrReadOnly
+}
+
+func (v *View) refuseRemoval(f Folder, c Caller) {
+	if p, ok := f.(sessionPart); ok {
+		v.removals.refused(c, p.session())
+	}
+}
+
+const removalWindow = 10 * time.Second
+
+// removals remembers, per process, the session it was last refused
+// removing something of.
+type removals struct {
+	mu   sync.Mutex
+	last map[uint32]removal
+}
+
+type removal struct {
+	session string
+	at      time.Time
+}
+
+// refused remembers that c was refused removing something of s. A caller
+// without a process (pid 0) is not remembered.
+func (rs *removals) refused(c Caller, s sessionRef) {
+	if c.Pid == 0 {
+		return
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.last == nil {
+		rs.last = map[uint32]removal{}
+	}
+	now := time.Now()
+	for p, r := range rs.last {
+		if now.Sub(r.at) > removalWindow {
+			delete(rs.last, p)
+		}
+	}
+	rs.last[c.Pid] = removal{s.project + "/" + s.name, now}
+}
+
+// removing tells whether the caller is removing the session wholesale.
+func (rs *removals) removing(c Caller, s sessionRef) bool {
+	if c.Pid == 0 {
+		return false
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	r, ok := rs.last[c.Pid]
+	return ok && r.session == s.project+"/"+s.name && time.Since(r.at) <= removalWindow
+}

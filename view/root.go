@@ -1,0 +1,293 @@
+package view
+
+import (
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/pifs/pifs/internal/names"
+)
+
+// Names the mount gives to its own files.
+const (
+	byIDName   = "by-id"
+	byCwdName  = "by-cwd"
+	newName    = "new"
+	cwdName    = "cwd"
+	latestName = "latest"
+	usageName  = "usage"
+	byNameName = "by-name"
+)
+
+// rootNames are the root's own names (no project folder can take them);
+// projectNames a project folder's (no session file can take them).
+var (
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
+)
+
+func dirMtime(path string) (time.Time, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}, ErrNotFound
+	}
+	return fi.ModTime(), nil
+}
+
+// rootDir is the mount's root: the projects, by-id/, by-cwd/, usage/,
+// latest and new.
+type rootDir struct{ inRoot }
+
+func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
+
+func (s *rootDir) list() ([]Child, error) {
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage()}
+	if c, err := s.latest(); err == nil {
+		out = append(out, c)
+	}
+	for _, p := range s.v.st.projects() {
+		out = append(out, s.project(p))
+	}
+	return out, nil
+}
+
+func (s *rootDir) lookup(name string) (Child, error) {
+	switch name {
+	case byIDName:
+		return s.byID(), nil
+	case byCwdName:
+		return s.byCwd(), nil
+	case newName:
+		return s.newFile(), nil
+	case latestName:
+		return s.latest()
+	case usageName:
+		return s.usage(), nil
+	}
+	if !s.v.st.hasProject(name) {
+		return Child{}, ErrNotFound
+	}
+	return s.project(name), nil
+}
+
+func (s *rootDir) byID() Child {
+	return Child{byIDName, syscall.S_IFDIR, names.Ino(byIDName), func() Node { return newByIDDir(s.v) }}
+}
+
+func (s *rootDir) byCwd() Child {
+	return Child{byCwdName, syscall.S_IFDIR, names.Ino(byCwdName), func() Node { return newByCwdDir(s.v, "/") }}
+}
+
+func (s *rootDir) usage() Child {
+	return Child{usageName, syscall.S_IFDIR, names.Ino(usageName), func() Node { return newUsageDir(s.v, "") }}
+}
+
+func (s *rootDir) newFile() Child {
+	return Child{newName, syscall.S_IFREG, names.Ino(newName), func() Node { return newNewFile(s.v, "") }}
+}
+
+// latest is listed while there is a project: where it points takes reading
+// every project, which only readlink does.
+func (s *rootDir) latest() (Child, error) {
+	if len(s.v.st.projects()) == 0 {
+		return Child{}, ErrNotFound
+	}
+	// Its inode number stays while its target is not known: the watcher
+	// forgets the name on every change, so the kernel reads it again.
+	return Child{latestName, syscall.S_IFLNK, names.Ino(latestName), func() Node { return newLatestLink(s.v, "") }}, nil
+}
+
+func (s *rootDir) project(p string) Child {
+	return Child{p, syscall.S_IFDIR, names.Ino("p", p), func() Node { return newProjectDir(s.v, p) }}
+}
+
+// projectDir is one folder of the sessions directory: its sessions, cwd and
+// new.
+type projectDir struct{ inProject }
+
+func newProjectDir(v *View, project string) *projectDir { return &projectDir{inProject{v, project}} }
+
+func (d *projectDir) mtime() (time.Time, error) { return d.v.st.projectMtime(d.project) }
+
+func (d *projectDir) list() ([]Child, error) {
+	files, err := d.v.st.sessionFiles(d.project)
+	if err != nil {
+		return nil, err
+	}
+	d.v.ahead.listing(d.project, time.Now())
+	out := make([]Child, 0, len(files)+3)
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName())
+	if c, err := d.latest(); err == nil {
+		out = append(out, c)
+	}
+	for _, f := range files {
+		out = append(out, d.session(f.Name))
+	}
+	return out, nil
+}
+
+func (d *projectDir) lookup(name string) (Child, error) {
+	switch name {
+	case cwdName:
+		return d.cwd(), nil
+	case newName:
+		return d.newFile(), nil
+	case latestName:
+		return d.latest()
+	case usageName:
+		return d.usage(), nil
+	case byNameName:
+		return d.byName(), nil
+	}
+	if _, err := d.v.st.meta(d.project, name); err != nil {
+		return Child{}, err
+	}
+	return d.session(name), nil
+}
+
+func (d *projectDir) byName() Child {
+	return Child{byNameName, syscall.S_IFDIR, names.Ino("p", d.project, byNameName), func() Node { return newByNameDir(d.v, d.project) }}
+}
+
+func (d *projectDir) usage() Child {
+	return Child{usageName, syscall.S_IFDIR, names.Ino("p", d.project, usageName), func() Node { return newUsageDir(d.v, d.project) }}
+}
+
+func (d *projectDir) latest() (Child, error) {
+	f, ok := d.v.st.latest(d.project)
+	if !ok {
+		return Child{}, ErrNotFound
+	}
+	return Child{latestName, syscall.S_IFLNK, names.Ino("p", d.project, latestName, f.Name), func() Node { return newLatestLink(d.v, d.project) }}, nil
+}
+
+func (d *projectDir) cwd() Child {
+	return Child{cwdName, syscall.S_IFREG, names.Ino("p", d.project, cwdName), func() Node { return newCwdFile(d.v, d.project) }}
+}
+
+func (d *projectDir) newFile() Child {
+	return Child{newName, syscall.S_IFREG, names.Ino("p", d.project, newName), func() Node { return newNewFile(d.v, d.project) }}
+}
+
+func (d *projectDir) session(name string) Child {
+	return Child{name, syscall.S_IFDIR, names.Ino("s", d.project, name), func() Node { return newSessionDir(d.v, d.project, name) }}
+}
+
+// cwdFile holds a project's working directory: the cwd of its newest
+// session that names one (empty when none does).
+type cwdFile struct{ inProject }
+
+func newCwdFile(v *View, project string) *cwdFile { return &cwdFile{inProject{v, project}} }
+
+func (f *cwdFile) content() ([]byte, time.Time, error) {
+	mt, err := f.v.st.projectMtime(f.project)
+	if err != nil {
+		return nil, mt, err
+	}
+	cwd, err := f.v.st.projectCwd(f.project)
+	if err != nil || cwd == "" {
+		return nil, mt, err
+	}
+	return []byte(cwd + "\n"), mt, nil
+}
+
+// newFile is the control that creates sessions: in a project, or at the
+// root for any working directory. Reading the same open file after a write
+// gives the new sessions' paths.
+type newFile struct {
+	inProject // "" at the root
+}
+
+func newNewFile(v *View, project string) *newFile { return &newFile{inProject{v, project}} }
+
+func (f *newFile) control() control { return newControl{f.inProject} }
+
+func (f *newFile) content() ([]byte, time.Time, error) {
+	if f.project == "" {
+		mt, err := dirMtime(f.v.opts.SessionsDir)
+		return nil, mt, err
+	}
+	mt, err := f.v.st.projectMtime(f.project)
+	return nil, mt, err
+}
+
+// byIDDir lists every session by its id, as a symlink to its folder.
+type byIDDir struct{ inRoot }
+
+func newByIDDir(v *View) *byIDDir { return &byIDDir{inRoot{v}} }
+
+func (d *byIDDir) mtime() (time.Time, error) { return dirMtime(d.v.opts.SessionsDir) }
+
+func (d *byIDDir) list() ([]Child, error) {
+	var out []Child
+	seen := map[string]bool{}
+	for _, f := range d.v.st.x.All() {
+		if !seen[f.Header.ID] && validProject(f.Project) && validSessionName(f.Name) {
+			seen[f.Header.ID] = true
+			out = append(out, d.link(f.Header.ID))
+		}
+	}
+	return out, nil
+}
+
+func (d *byIDDir) lookup(name string) (Child, error) {
+	id, ok := names.Decode(name)
+	if !ok {
+		// A hashed name: compare with every session's spelling.
+		for _, f := range d.v.st.x.All() {
+			if names.Encode(f.Header.ID) == name {
+				id, ok = f.Header.ID, true
+				break
+			}
+		}
+	}
+	if !ok {
+		return Child{}, ErrNotFound
+	}
+	if _, found := d.v.st.sessionByID(id); !found || names.Encode(id) != name {
+		return Child{}, ErrNotFound
+	}
+	return d.link(id), nil
+}
+
+func (d *byIDDir) link(id string) Child {
+	return Child{names.Encode(id), syscall.S_IFLNK, names.Ino(byIDName, id), func() Node { return newByIDLink(d.v, id) }}
+}
+
+// byIDLink points at a session's folder: ../<project>/<session>.
+type byIDLink struct {
+	inRoot
+	id string
+}
+
+func newByIDLink(v *View, id string) *byIDLink { return &byIDLink{inRoot{v}, id} }
+
+// target is the session's folder; a link's mtime is its session file's, so
+// that listing links reads no session.
+func (l *byIDLink) target() (string, time.Time, error) {
+	f, ok := l.v.st.sessionByID(l.id)
+	if !ok {
+		return "", time.Time{}, ErrNotFound
+	}
+	return "../" + f.Project + "/" + f.Name, time.Unix(0, f.Sig.Mtime), nil
+}
+
+// latestLink is latest: the session whose file changed last, at the root
+// or in a project.
+type latestLink struct {
+	inProject // "" at the root
+}
+
+func newLatestLink(v *View, project string) *latestLink { return &latestLink{inProject{v, project}} }
+
+func (l *latestLink) target() (string, time.Time, error) {
+	f, ok := l.v.st.latest(l.project)
+	if !ok {
+		return "", time.Time{}, ErrNotFound
+	}
+	mt := time.Unix(0, f.Sig.Mtime)
+	if l.project != "" {
+		return f.Name, mt, nil
+	}
+	return f.Project + "/" + f.Name, mt, nil
+}

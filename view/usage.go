@@ -1,0 +1,251 @@
+package view
+
+import (
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/usage"
+)
+
+// usageCache holds what the usage reports need of each session, kept per
+// version of its file so that a report after a change parses only the
+// sessions that changed, and the reports of the index's current state.
+type usageCache struct {
+	mu sync.Mutex // held while reports are built
+	// recMu guards byPath (taken last: with mu and a session's lock held).
+	recMu   sync.Mutex
+	byPath  map[string]*usageOf
+	gen     uint64
+	reports *usage.Reports
+	mtime   map[string]time.Time // newest session file per project, "" the store
+	// scanned counts the sessions read for their records (see Stats).
+	scanned atomic.Int64
+	// held is what byPath holds, in bytes: it counts against the cache's
+	// budget (see store.account).
+	held atomic.Int64
+}
+
+type usageOf struct {
+	file    *sessions.File
+	records []usage.Record
+	name    string
+}
+
+// reports returns the store's usage reports, built again only after the
+// index changed. a tells whether a walk is under way (see forWalk).
+func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[string]time.Time, error) {
+	c := &st.usage
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gen := st.x.Gen()
+	if c.reports != nil && c.gen == gen {
+		return c.reports, c.mtime, nil
+	}
+	files := st.x.All()
+	list := make([]usage.Session, 0, len(files))
+	mtime := map[string]time.Time{}
+	seen := make(map[string]bool, len(files))
+	var missing []*sessions.File
+	for _, f := range files {
+		if !validProject(f.Project) || !validSessionName(f.Name) {
+			continue
+		}
+		seen[f.Path] = true
+		if c.get(f) == nil {
+			missing = append(missing, f)
+		}
+	}
+	c.scan(st.forWalk(st.fromParsed(missing), a))
+	for _, f := range files {
+		if !seen[f.Path] {
+			continue
+		}
+		u := c.get(f)
+		if u == nil {
+			continue // gone or unreadable meanwhile: the next change says
+		}
+		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
+		mt := time.Unix(0, f.Sig.Mtime)
+		for _, scope := range []string{"", f.Project} {
+			if mt.After(mtime[scope]) {
+				mtime[scope] = mt
+			}
+		}
+	}
+	c.recMu.Lock()
+	for p, u := range c.byPath {
+		if !seen[p] {
+			c.held.Add(-u.bytes())
+			delete(c.byPath, p)
+		}
+	}
+	c.recMu.Unlock()
+	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
+	return c.reports, c.mtime, nil
+}
+
+// get returns a session's records when they are of its current version.
+func (c *usageCache) get(f *sessions.File) *usageOf {
+	c.recMu.Lock()
+	defer c.recMu.Unlock()
+	if u := c.byPath[f.Path]; u != nil && u.file == f {
+		return u
+	}
+	return nil
+}
+
+// scan reads the records of sessions not parsed since they changed,
+// without parsing them into the cache (a report of a large store would
+// evict every session the user is reading), on every core.
+func (c *usageCache) scan(files []*sessions.File) {
+	par.Each(len(files), func(i int) {
+		f := files[i]
+		c.scanned.Add(1)
+		records, name, err := usage.Scan(f.Path)
+		if err == nil {
+			f.KnowName(name) // the scan read it all: by-name/ reads nothing more
+			c.put(f, &usageOf{file: f, records: records, name: name})
+		}
+	})
+}
+
+// fromParsed takes the records of the sessions that are parsed in the
+// cache at the index's version from their entries, and returns the others,
+// which must be read. A parse does not take them itself: most parses are
+// for a view that needs no usage (grep of context.json), and the records
+// of a session cost about a fifth of its parse. A session whose lock is
+// held (a write, a parse) is read from its file instead, rather than
+// waited for while c.mu is held.
+func (st *store) fromParsed(files []*sessions.File) (rest []*sessions.File) {
+	for _, f := range files {
+		st.mu.Lock()
+		el := st.parsed[f.Path]
+		st.mu.Unlock()
+		if el != nil {
+			ss := el.Value.(*session)
+			if ss.mu.TryLock() {
+				ok := ss.log != nil && ss.file == f
+				if ok {
+					st.usage.keep(ss)
+				}
+				ss.mu.Unlock()
+				if ok {
+					continue
+				}
+			}
+		}
+		rest = append(rest, f)
+	}
+	return rest
+}
+
+// forWalk reads the sessions that a walk statting session folders will
+// come to as the walk will read them, their records taken from the
+// entries (see readForWalk); it returns the rest, to scan.
+//
+// ls -l MNT/*/*/ lists each project's usage/ after its sessions: the
+// first report reads the whole store, and a scan for it alone would leave
+// the walk to parse every session of the other projects again.
+func (st *store) forWalk(files []*sessions.File, a *ahead) (rest []*sessions.File) {
+	return st.readForWalk(files, a, st.usage.keep)
+}
+
+// keep records what the reports need of a parsed session. ss.mu is held.
+func (c *usageCache) keep(ss *session) {
+	c.put(ss.file, &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()})
+}
+
+func (c *usageCache) put(f *sessions.File, u *usageOf) {
+	c.recMu.Lock()
+	defer c.recMu.Unlock()
+	if c.byPath == nil {
+		c.byPath = map[string]*usageOf{}
+	}
+	if old := c.byPath[f.Path]; old != nil {
+		c.held.Add(-old.bytes())
+	}
+	c.held.Add(u.bytes())
+	c.byPath[f.Path] = u
+}
+
+// bytes is about what a session's records hold.
+func (u *usageOf) bytes() int64 {
+	return usage.Bytes(u.records) + int64(len(u.name)) + 64
+}
+
+// usageDir is usage/: token and cost reports for the store (project "")
+// or one project.
+type usageDir struct{ inProject }
+
+func newUsageDir(v *View, project string) *usageDir { return &usageDir{inProject{v, project}} }
+
+// mtime is its folder's (the store's, or the project's): listing the root
+// reads no header for it.
+func (d *usageDir) mtime() (time.Time, error) {
+	if d.project == "" {
+		return dirMtime(d.v.opts.SessionsDir)
+	}
+	return d.v.st.projectMtime(d.project)
+}
+
+func (d *usageDir) list() ([]Child, error) {
+	out := make([]Child, 0, len(usage.Files))
+	for _, name := range usage.Files {
+		out = append(out, d.file(name))
+	}
+	return out, nil
+}
+
+func (d *usageDir) lookup(name string) (Child, error) {
+	for _, n := range usage.Files {
+		if n == name {
+			return d.file(name), nil
+		}
+	}
+	return Child{}, ErrNotFound
+}
+
+func (d *usageDir) file(name string) Child {
+	return Child{name, syscall.S_IFREG, names.Ino(usageName, d.project, name), func() Node { return newUsageFile(d.v, d.project, name) }}
+}
+
+// usageFile is one report of a usage folder.
+type usageFile struct {
+	inProject
+	name string
+}
+
+func newUsageFile(v *View, project, name string) *usageFile {
+	return &usageFile{inProject{v, project}, name}
+}
+
+// knownSize: a report's size is never known without building the reports.
+func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
+
+func (f *usageFile) content() ([]byte, time.Time, error) {
+	reps, mt, err := f.v.st.reports(f.v.opts.TimeZone, f.v.ahead)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	rep := reps.Root
+	if f.project != "" {
+		if rep = reps.Projects[f.project]; rep == nil {
+			// A project without sessions: an empty report.
+			rep = usage.Build(nil, f.v.opts.TimeZone).Root
+		}
+	}
+	data, ok := rep.File(f.name, time.Now())
+	if !ok {
+		return nil, time.Time{}, ErrNotFound
+	}
+	t := mt[f.project]
+	if t.IsZero() {
+		t = time.Unix(0, 0)
+	}
+	return data, t, nil
+}

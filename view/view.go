@@ -1,0 +1,115 @@
+// Package view is what a pifs mount shows, without FUSE: every folder,
+// file and link of the tree (see SPEC.md, "The tree") as small values
+// that compute their content from the store, the controls that write to it
+// and their transactions, the cache of parsed sessions within one budget
+// of bytes, reading ahead of walks, and what the kernel must be told when
+// the store changes.
+//
+// It reads the store only through packages sessions and tree and renders
+// through render and usage; package nodes serves its values to the kernel.
+package view
+
+import (
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/pifs/pifs/sessions"
+)
+
+// Options configure a view.
+type Options struct {
+	SessionsDir string
+	// TimeZone is the zone of the usage reports' days and months (nil:
+	// local).
+	TimeZone *time.Location
+	// Flat tells that the store is a directory the user chose, where pi
+	// writes every session at the top (else one folder per cwd).
+	Flat     bool
+	ReadOnly bool
+	// CacheBytes bounds what the mount keeps in memory: parsed sessions
+	// and their renderings.
+	CacheBytes int64
+	// Logger receives what cannot be returned: unexpected errors and why
+	// writes were refused.
+	Logger *slog.Logger
+	// Parsed, when set, is told the size of each session file parsed (the
+	// command raises the collector's limit for the largest).
+	Parsed func(size int64)
+	// WalkGap is the longest pause between two sessions of a walk, and
+	// WalkHold how long a lookup of a name listed alone turns attributes
+	// back on (see walkGuess); zero for 1 s and 5 s.
+	WalkGap, WalkHold time.Duration
+}
+
+// View is what a mount of one store shows.
+type View struct {
+	opts     Options
+	st       *store
+	uid, gid uint32
+	log      *slog.Logger
+	refused  refusals
+	removals removals
+	ahead    *ahead
+	walk     walkGuess
+	// notifying: a goroutine delivers the outbox (see Notifying).
+	notifying atomic.Bool
+	// listings and lookups count the folders listed and the names looked
+	// up (see Stats).
+	listings, lookups atomic.Int64
+}
+
+// New makes the view of a mount of o.SessionsDir.
+func New(o Options) *View {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
+	v.ahead = newAhead(v, v.st.budget)
+	v.st.onParse = o.Parsed
+	return v
+}
+
+// Root is the mount's root folder.
+func (v *View) Root() Folder { return &rootDir{inRoot{v}} }
+
+// Index is the store's index, which the watcher keeps current.
+func (v *View) Index() *sessions.Index { return v.st.x }
+
+// Changed counts the changes to the store: what was read while it stayed
+// the same is still what the store holds.
+func (v *View) Changed() uint64 { return v.st.x.Changed() }
+
+// Stats are counts of the work a view has done, for tests that guard a
+// cost and for a look at a running mount.
+type Stats struct {
+	// Parsed is the sessions parsed, Uses the calls that took a parsed
+	// session, FromPlan the contexts rendered from a plan without a parse
+	// (see plans), ReadAhead the sessions made ready ahead of a walk, and
+	// Scanned the sessions read for the usage reports without a parse.
+	Parsed, Uses, FromPlan, ReadAhead, Scanned int64
+	// Listings is the folders listed, Lookups the names looked up, and
+	// ListedAlone the names listed without attributes because a walk was
+	// listing (see walkGuess).
+	Listings, Lookups, ListedAlone int64
+	// Nodes is how many nodes the kernel holds, as counted (see
+	// NodeAdded).
+	Nodes int64
+}
+
+// Stats returns the view's counts.
+func (v *View) Stats() Stats {
+	return Stats{
+		Parsed:      v.st.opened.Load(),
+		Uses:        v.st.uses.Load(),
+		FromPlan:    v.st.plans.rendered.Load(),
+		ReadAhead:   v.ahead.ran.Load(),
+		Scanned:     v.st.usage.scanned.Load(),
+		Listings:    v.listings.Load(),
+		Lookups:     v.lookups.Load(),
+		ListedAlone: v.walk.alone.Load(),
+		Nodes:       v.st.nodes.Load(),
+	}
+}

@@ -1,0 +1,453 @@
+package view
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+// How writes work (SPEC.md, "Writes").
+//
+// A control (name, leaf, append, fork, new) takes commands, one per line.
+// Writes arrive in pieces of at most 128 KiB: each open file keeps the
+// start of a line until its newline comes, and takes a last line without
+// newline at close (Flush).
+//
+// Everything written through one open file is one transaction (bash's echo
+// and printf make one write(2) per line). Each write's complete lines are
+// checked as they come, after the transaction's earlier lines, by the
+// control's check: a session control first prepares each line with the
+// session unlocked (for append: parses, checks and encodes it), then builds
+// it against the session, locked. The first bad line fails its write with
+// its errno, discards the whole transaction and refuses every later write
+// of that open file. The transaction takes effect all at once, at close
+// (Flush: the kernel sends one at every close of a descriptor of the open
+// file, so a shell's `cmd >&3`, which closes a duplicate of 3 afterwards,
+// commits), at fsync, or when the same open file is read (so that `exec
+// 3<>fork; echo ID >&3; read -r p <&3` works): the control's run builds
+// every line again, from the lines as prepared, against the session as it
+// is then (pi may have appended meanwhile) and appends the result in one
+// O_APPEND write(2); a line that fails now refuses the whole transaction at
+// that close, fsync or read. A refusal's reason goes to the caller as an
+// errno, to the session's errors file and to the log. A transaction is
+// bounded (maxTxn): past it, EFBIG.
+
+// maxLine bounds the line an open control buffers (a message may carry
+// images, so it is generous).
+const maxLine = 64 << 20
+
+// maxTxn bounds what one open file's transaction holds, lines and the
+// entries checked from them: 256 MiB.
+const maxTxn = 256 << 20
+
+// control is what a writable file does with the lines written to it.
+type control interface {
+	// name is the control's file name, for messages.
+	name() string
+	// check checks lines, the next complete lines of a transaction, after
+	// those checked before, without carrying anything out. state is what
+	// the previous check of the transaction returned (nil at first), and
+	// first the number of lines before these (for messages).
+	check(c Caller, state any, first int, lines [][]byte) (any, error)
+	// run carries out a whole transaction, all or none, checking it again
+	// against the store as it is now; state is what the transaction's
+	// last check returned (nil when it was not checked), from which it may
+	// take what does not depend on the store. It returns what reading the
+	// same open file gives afterwards (nil: the file's own content).
+	run(c Caller, state any, lines [][]byte) (reply []byte, err error)
+	// refused records why a write was refused.
+	refused(err error)
+}
+
+// Txn is a control opened for writing: the transaction of one open file.
+type Txn struct {
+	v      *View
+	f      File
+	ctl    control
+	caller Caller
+
+	mu      sync.Mutex
+	pending []byte   // the start of a line whose newline has not come yet
+	txn     [][]byte // the transaction's complete lines, checked
+	state   any      // what the last check returned
+	size    int      // bytes written in this transaction
+	// failed is why the transaction was refused: every later write of
+	// this open file is refused too. laterSaid tells that one of those
+	// was recorded already (one is enough in errors).
+	failed    error
+	laterSaid bool
+	// reply is what the commands run through this open file gave back
+	// (the paths of new sessions); reads return it from the start,
+	// whatever the file offset, so `exec 3<>fork; echo ID >&3; read -r p
+	// <&3` works.
+	reply    []byte
+	replyPos int
+}
+
+// Write opens f for writing by caller c: ErrReadOnly when f takes no
+// writes or the mount is read-only.
+func (v *View) Write(f File, c Caller) (*Txn, error) {
+	w, ok := f.(writable)
+	if !ok || v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	return &Txn{v: v, f: f, ctl: w.control(), caller: c}, nil
+}
+
+// Write checks the complete lines of data, with what came before them, as
+// the next part of the transaction. The offset means nothing to a control:
+// every write appends.
+func (t *Txn) Write(data []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failed != nil {
+		return 0, t.refuseLater()
+	}
+	if t.size+len(data) > maxTxn {
+		return 0, t.fail(refuse(ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", t.ctl.name(), maxTxn>>20))
+	}
+	end := bytes.LastIndexByte(data, '\n')
+	rest := data[end+1:]
+	if len(rest) > maxLine || (end < 0 && len(t.pending)+len(data) > maxLine) {
+		return 0, t.fail(refuse(ErrTooLong, "%s: a line is longer than %d MiB; write shorter lines", t.ctl.name(), maxLine>>20))
+	}
+	t.size += len(data)
+	if end < 0 {
+		t.pending = append(t.pending, data...)
+		return len(data), nil
+	}
+	batch := append(t.pending, data[:end]...)
+	// The caller's buffer is reused once Write returns.
+	t.pending = append([]byte(nil), rest...)
+	if err := t.add(bytes.Split(batch, []byte{'\n'})); err != nil {
+		return 0, err
+	}
+	return len(data), nil
+}
+
+// add checks lines and adds them to the transaction.
+func (t *Txn) add(lines [][]byte) error {
+	state, err := t.ctl.check(t.caller, t.state, len(t.txn), lines)
+	if err != nil {
+		return t.fail(err)
+	}
+	t.state = state
+	t.txn = append(t.txn, lines...)
+	return nil
+}
+
+// Flush takes a last line that has no newline and commits the
+// transaction. It comes at every close of a descriptor of this open file
+// (twice after dup): only the first finds something to do.
+func (t *Txn) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failed == nil && len(t.pending) > 0 {
+		line := t.pending
+		t.pending = nil
+		if err := t.add([][]byte{line}); err != nil {
+			return err
+		}
+	}
+	return t.commit()
+}
+
+// Sync commits the transaction's complete lines (vim's :w syncs before it
+// closes).
+func (t *Txn) Sync() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.commit()
+}
+
+// commit carries out the transaction's lines. t.mu is held.
+func (t *Txn) commit() error {
+	if t.failed != nil {
+		return t.failed
+	}
+	if len(t.txn) == 0 {
+		return nil
+	}
+	lines, state := t.txn, t.state
+	t.txn, t.state, t.size = nil, nil, len(t.pending)
+	reply, err := t.ctl.run(t.caller, state, lines)
+	if err != nil {
+		return t.fail(err)
+	}
+	t.reply = append(t.reply, reply...)
+	t.v.settle()
+	return nil
+}
+
+// fail discards the transaction, refuses the rest of this open file and
+// records why.
+func (t *Txn) fail(err error) error {
+	t.txn, t.state, t.pending = nil, nil, nil
+	t.failed = err
+	t.ctl.refused(fmt.Errorf("%w; nothing of this transaction was written (it is everything written through the open file since it was opened or last closed, synced or read)", err))
+	return err
+}
+
+// refuseLater refuses a write after the transaction was refused.
+func (t *Txn) refuseLater() error {
+	if !t.laterSaid {
+		t.laterSaid = true
+		t.ctl.refused(&refusal{t.failed, fmt.Sprintf("%s: a later write through the same open file was refused too: its transaction was refused before; close the file and open it again", t.ctl.name())})
+	}
+	return t.failed
+}
+
+// Read commits the transaction, then gives what the commands replied, from
+// the start and ignoring the offset; before any reply, the file's current
+// content. It returns the bytes read, in dest or not.
+func (t *Txn) Read(dest []byte, off int64) ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.commit(); err != nil {
+		return nil, err
+	}
+	if t.reply != nil {
+		n := copy(dest, t.reply[t.replyPos:])
+		t.replyPos += n
+		return dest[:n], nil
+	}
+	data, _, err := t.f.content()
+	if err != nil {
+		return nil, err
+	}
+	return Window(data, off, len(dest)), nil
+}
+
+// lineError places an error in the batch: "append: line 2: ...".
+func lineError(ctl string, n int, err error) error {
+	return fmt.Errorf("%s: line %d: %w", ctl, n, err)
+}
+
+// refusals keeps why recent writes to each session were refused: the
+// session's errors file.
+type refusals struct {
+	mu    sync.Mutex
+	lines map[string][]string // by session file path, oldest first
+	last  map[string]time.Time
+}
+
+// keepRefusals is how many lines an errors file keeps.
+const keepRefusals = 100
+
+func (rs *refusals) add(path, msg string) {
+	now := time.Now()
+	line := sessions.Now() + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.lines == nil {
+		rs.lines, rs.last = map[string][]string{}, map[string]time.Time{}
+	}
+	l := append(rs.lines[path], line)
+	if len(l) > keepRefusals {
+		l = append([]string(nil), l[len(l)-keepRefusals:]...)
+	}
+	rs.lines[path] = l
+	rs.last[path] = now
+}
+
+func (rs *refusals) get(path string) ([]byte, time.Time) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return []byte(strings.Join(rs.lines[path], "")), rs.last[path]
+}
+
+// refused records a refused write to the session.
+func (s sessionRef) refused(err error) {
+	s.v.refused.add(s.project+"/"+s.name, err.Error())
+	s.v.log.Warn(fmt.Sprintf("%s/%s: write refused: %v", s.project, s.name, err))
+}
+
+// change builds entries against the session's current state and appends
+// them to its file in one write. A version 1 or 2 file is migrated first,
+// only if it is unchanged since it was read: on a change it is read again
+// and the batch built again, once. A batch that build refuses changes
+// nothing, not even the version.
+func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error {
+	if s.v.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	return s.v.st.withFreshSession(s.project, s.name, func(ss *session) error {
+		for retried := false; ; retried = true {
+			b := ss.tree.NewBuilder()
+			if err := build(ss, b); err != nil {
+				return err
+			}
+			if len(b.Lines) == 0 {
+				return nil
+			}
+			if ss.log.Migrated {
+				err := sessions.MigrateFile(ss.log)
+				if errors.Is(err, sessions.ErrChanged) {
+					if retried {
+						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
+					}
+					if err := s.v.st.reread(ss); err != nil {
+						return err
+					}
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				s.v.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion))
+			}
+			if err := sessions.Append(ss.path, b.Lines...); err != nil {
+				return err
+			}
+			// The writer reads its own write at once: the views are
+			// refreshed here (the watcher tells the kernel later).
+			if err := s.v.st.reread(ss); err != nil {
+				s.v.log.Error(fmt.Sprintf("%s: reading back after a write: %v", ss.path, err))
+			}
+			return nil
+		}
+	})
+}
+
+// sessionControl is a control of a session folder whose lines each build
+// entries of that session (name, leaf, append). prepare does for a line
+// what needs no session (for append: parse, check and encode it), before
+// the session's lock is taken, so that a long line never holds up the
+// session's readers; add builds a prepared line into the batch, under the
+// lock, against the session as it is then.
+type sessionControl[P any] struct {
+	s       sessionRef
+	ctl     string
+	prepare func(line []byte) (P, error)
+	add     func(ss *session, b *tree.Builder, p P) error
+}
+
+var (
+	_ control = sessionControl[*tree.PreparedLine]{}
+	_ control = forkControl{}
+	_ control = newControl{}
+)
+
+// sessionTxn is what a session control's check keeps of a transaction:
+// its lines as prepared, for run, and the batch they built, for checking
+// the next lines.
+type sessionTxn[P any] struct {
+	prepared []P
+	b        *tree.Builder
+}
+
+// run builds the transaction's lines again against the session as it is
+// now and appends them. The lines check prepared are used as they are.
+func (c sessionControl[P]) run(_ Caller, state any, lines [][]byte) ([]byte, error) {
+	var prepared []P
+	if txn, _ := state.(*sessionTxn[P]); txn != nil && len(txn.prepared) == len(lines) {
+		prepared = txn.prepared
+	} else {
+		var err error
+		if prepared, err = c.prepareAll(0, lines); err != nil {
+			return nil, err
+		}
+	}
+	return nil, c.s.change(func(ss *session, b *tree.Builder) error {
+		return c.build(ss, b, 0, prepared)
+	})
+}
+
+func (c sessionControl[P]) build(ss *session, b *tree.Builder, first int, prepared []P) error {
+	for i, p := range prepared {
+		if err := c.add(ss, b, p); err != nil {
+			return lineError(c.ctl, first+i+1, err)
+		}
+	}
+	return nil
+}
+
+// check prepares lines and builds them on the batch of the earlier ones,
+// against the session as it is now; it keeps both for the next check and
+// for run, which builds them all again.
+func (c sessionControl[P]) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	prepared, err := c.prepareAll(first, lines)
+	if err != nil {
+		return nil, err
+	}
+	txn, _ := state.(*sessionTxn[P])
+	if txn == nil {
+		txn = &sessionTxn[P]{}
+	}
+	err = c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+		if txn.b == nil {
+			txn.b = ss.tree.NewBuilder()
+		} else {
+			txn.b.Rebase(ss.tree)
+		}
+		return c.build(ss, txn.b, first, prepared)
+	})
+	txn.prepared = append(txn.prepared, prepared...)
+	return txn, err
+}
+
+// prepareAll prepares lines, the session unlocked: a line refused here
+// never holds up the session's readers.
+func (c sessionControl[P]) prepareAll(first int, lines [][]byte) ([]P, error) {
+	prepared := make([]P, len(lines))
+	for i, l := range lines {
+		p, err := c.prepare(l)
+		if err != nil {
+			return nil, lineError(c.ctl, first+i+1, err)
+		}
+		prepared[i] = p
+	}
+	return prepared, nil
+}
+
+func (c sessionControl[P]) refused(err error) { c.s.refused(err) }
+
+func (c sessionControl[P]) name() string { return c.ctl }
+
+// check plans the fork lines, after the transaction's earlier ones (the
+// session ids they take), creating nothing.
+func (c forkControl) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	taken, _ := state.(map[string]bool)
+	if taken == nil {
+		taken = map[string]bool{}
+	}
+	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+		for i, l := range lines {
+			if _, err := c.plan(ss, l, taken); err != nil {
+				return lineError("fork", first+i+1, err)
+			}
+		}
+		return nil
+	})
+	return taken, err
+}
+
+// check plans the new lines, after the transaction's earlier ones,
+// creating nothing.
+func (c newControl) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+	if c.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	taken, _ := state.(map[string]bool)
+	if taken == nil {
+		taken = map[string]bool{}
+	}
+	for i, l := range lines {
+		if _, err := c.plan(l, taken); err != nil {
+			return nil, lineError("new", first+i+1, err)
+		}
+	}
+	return taken, nil
+}
