@@ -1,0 +1,66 @@
+package render
+
+import (
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/tree"
+)
+
+// prompts.txt: the user messages pi's /fork offers (getUserMessagesForForking):
+// every user message of the session that has text, on any branch, in file
+// order. A row is the text on one line (line feeds, carriage returns and
+// tabs become spaces, then it is trimmed, as the fork selector shows it,
+// but never cut to a terminal's width), a tab and the entry's id, so
+// `echo ID^ > fork` is pi's /fork from that prompt.
+
+// Prompts is prompts.txt of t.
+func Prompts(t *tree.Tree) []byte {
+	var out []byte
+	for _, e := range t.Entries() {
+		out = appendPrompt(out, e.Type, e.Role, e.ID, e.MsgContent)
+	}
+	return out
+}
+
+// PromptsSize is len(Prompts(t)), counted a row at a time.
+func PromptsSize(t *tree.Tree) int64 {
+	bp := getScratch()
+	defer putScratch(bp)
+	var n int64
+	for _, e := range t.Entries() {
+		*bp = appendPrompt((*bp)[:0], e.Type, e.Role, e.ID, e.MsgContent)
+		n += int64(len(*bp))
+	}
+	return n
+}
+
+// appendPrompt appends the row of an entry if /fork offers it. An entry
+// without an id, which cannot be named, is left out.
+func appendPrompt(dst []byte, typ, role, id string, content []byte) []byte {
+	if typ != "message" || role != "user" || id == "" {
+		return dst
+	}
+	text := promptText(content)
+	if text == "" {
+		return dst
+	}
+	start := len(dst)
+	dst = append(dst, text...)
+	oneLine(dst[start:])
+	// Trimmed as the fork selector trims it, once breaks are spaces.
+	trimmed := jsjson.Trim(string(dst[start:]))
+	return appendID(append(dst[:start], trimmed...), start, id)
+}
+
+// promptText is pi-ai's contentText(content, ""): a string content, or its
+// text blocks' texts joined. pi throws on content that is neither (null
+// content in a hand-edited file); pifs offers no text then.
+func promptText(content []byte) string {
+	switch jsjson.KindOf(content) {
+	case jsjson.String:
+		s, _ := jsjson.Unquote(content)
+		return s
+	case jsjson.Array:
+		return customContent(content)
+	}
+	return ""
+}
