@@ -535,3 +535,52 @@ type ForkPrompt struct {
 	EntryID any    `json:"entryId"`
 	Text    string `json:"text"`
 }
+
+// NavigateRequest asks navigate.mjs what pi's own code does on a session
+// file: Op "tree" selects EntryID in /tree (AgentSession.navigateTree,
+// no summary), "fork" forks from the user message EntryID
+// (AgentSessionRuntime.fork), "open" opens the file (SessionManager.open).
+type NavigateRequest struct {
+	Op      string `json:"op"`
+	File    string `json:"file"`
+	EntryID string `json:"entryId,omitempty"`
+}
+
+// Navigated is pi's answer to a NavigateRequest: the session after a
+// "tree" selection, the session a "fork" makes, or the session "open"
+// reads.
+type Navigated struct {
+	// Error is what pi threw.
+	Error *string `json:"error"`
+	// LeafID is getLeafId() after.
+	LeafID any `json:"leafId"`
+	// Context is buildSessionContext() after.
+	Context json.RawMessage `json:"context"`
+	// EditorText is the text /tree hands to the editor ("tree").
+	EditorText *string `json:"editorText"`
+	// SelectedText is the text /fork hands to the editor ("fork").
+	SelectedText *string `json:"selectedText"`
+	// Entries, Labels and Header are the session's ("fork", "open").
+	Entries []json.RawMessage          `json:"entries"`
+	Labels  map[string]json.RawMessage `json:"labels"`
+	Header  json.RawMessage            `json:"header"`
+}
+
+// Navigate runs navigate.mjs (under Node 22) on the requests, one answer
+// each, in one node process. The files are not modified.
+func Navigate(t testing.TB, reqs []NavigateRequest) []Navigated {
+	t.Helper()
+	in, err := json.Marshal(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := NodeWith(t, NodeOptions{Node22: true, Stdin: in}, "navigate.mjs")
+	var answers []Navigated
+	if err := json.Unmarshal(out, &answers); err != nil {
+		t.Fatalf("oracle: decoding navigate.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	if len(answers) != len(reqs) {
+		t.Fatalf("oracle: navigate.mjs answered %d of %d requests", len(answers), len(reqs))
+	}
+	return answers
+}
