@@ -79,7 +79,9 @@ func (b *Builder) NameLine(line []byte) error {
 
 // LeafLine moves the leaf to the entry resolve finds for the line (an id, a
 // label, a name the mount shows: pi's /tree); a blank line moves it before
-// the first entry.
+// the first entry. A reference resolve does not know that ends in "^" names
+// a parent (see Tree.Up), of an entry of the session or of this batch: pi's
+// "select a user message" is its id and "^".
 func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool)) error {
 	ref := string(line)
 	if strings.TrimSpace(ref) == "" {
@@ -87,6 +89,9 @@ func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool))
 		return err
 	}
 	id, ok := resolve(ref)
+	if trimmed := strings.TrimSpace(ref); !ok && strings.HasSuffix(trimmed, "^") {
+		id, ok = resolveUp(trimmed, resolve, b.tree().Up)
+	}
 	if !ok {
 		return refuse(ErrNotFound, "no entry or label %q; write an entry id (ls entries/ or branches/), a label (ls labels/), or an empty line to move before the first entry", ref)
 	}
