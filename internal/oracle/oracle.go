@@ -539,11 +539,14 @@ type ForkPrompt struct {
 // NavigateRequest asks navigate.mjs what pi's own code does on a session
 // file: Op "tree" selects EntryID in /tree (AgentSession.navigateTree,
 // no summary), "fork" forks from the user message EntryID
-// (AgentSessionRuntime.fork), "open" opens the file (SessionManager.open).
+// (AgentSessionRuntime.fork), "open" opens the file (SessionManager.open),
+// "files" lists the files a summary of the branch left by a /tree move
+// from OldLeafID to EntryID records.
 type NavigateRequest struct {
-	Op      string `json:"op"`
-	File    string `json:"file"`
-	EntryID string `json:"entryId,omitempty"`
+	Op        string `json:"op"`
+	File      string `json:"file"`
+	EntryID   string `json:"entryId,omitempty"`
+	OldLeafID string `json:"oldLeafId,omitempty"`
 }
 
 // Navigated is pi's answer to a NavigateRequest: the session after a
@@ -564,6 +567,9 @@ type Navigated struct {
 	Entries []json.RawMessage          `json:"entries"`
 	Labels  map[string]json.RawMessage `json:"labels"`
 	Header  json.RawMessage            `json:"header"`
+	// ReadFiles and ModifiedFiles are a branch's files ("files").
+	ReadFiles     []json.RawMessage `json:"readFiles"`
+	ModifiedFiles []json.RawMessage `json:"modifiedFiles"`
 }
 
 // Navigate runs navigate.mjs (under Node 22) on the requests, one answer

@@ -12,6 +12,10 @@
 //       header, selectedText} of the session it makes.
 //   {"op":"open","file":F}  SessionManager.open(F): {leafId, entries,
 //       labels, context, header}.
+//   {"op":"files","file":F,"oldLeafId":A,"entryId":B}  the files a branch
+//       summary of a /tree move from A to B records:
+//       collectEntriesForBranchSummary, prepareBranchEntries (no token
+//       budget) and computeFileLists. Answers {readFiles, modifiedFiles}.
 //
 // navigateTree and fork run as pi has them, on an object that stands in
 // for the running session: no extension, no model, no UI. Files are never
@@ -28,6 +32,8 @@ const imp = (p) => import(pathToFileURL(p).href);
 const { SessionManager } = await imp(join(coreDir(), "session-manager.js"));
 const { AgentSession } = await imp(join(coreDir(), "agent-session.js"));
 const { AgentSessionRuntime } = await imp(join(coreDir(), "agent-session-runtime.js"));
+const { collectEntriesForBranchSummary, prepareBranchEntries } = await imp(join(coreDir(), "compaction", "branch-summarization.js"));
+const { computeFileLists } = await imp(join(coreDir(), "compaction", "utils.js"));
 
 const noExtensions = { hasHandlers: () => false, emit: async () => undefined };
 
@@ -91,6 +97,10 @@ for (const req of requests) {
 		if (req.op === "tree") answers.push(await tree(sm, req.entryId));
 		else if (req.op === "fork") answers.push(await fork(sm, req.entryId, dir));
 		else if (req.op === "open") answers.push(view(sm));
+		else if (req.op === "files") {
+			const { entries } = collectEntriesForBranchSummary(sm, req.oldLeafId, req.entryId);
+			answers.push(computeFileLists(prepareBranchEntries(entries).fileOps));
+		}
 		else answers.push({ error: `unknown op ${req.op}` });
 	} catch (e) {
 		answers.push({ error: e instanceof Error ? e.message : String(e) });
