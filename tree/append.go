@@ -367,12 +367,16 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			if hasParent {
 				from = parent
 			}
+			members := extra
+			if extra[0].Val == nil && !jsjson.Truthy(fromHook) { // pi's files of the branch left
+				members = append([]Member{{Key: "details", Val: b.branchDetails(fromID, from)}}, extra[1:]...)
+			}
 			if fromID != nil {
 				b.Entry("branch_summary", from, append([]Member{{Key: "fromId", Val: fromID},
-					{Key: "summary", Val: quoted}}, extra...)...)
+					{Key: "summary", Val: quoted}}, members...)...)
 				return nil
 			}
-			_, err := b.BranchSummary(from, quoted, extra...)
+			_, err := b.BranchSummary(from, quoted, members...)
 			return err
 		}, nil
 	case "context_edit":
