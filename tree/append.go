@@ -46,7 +46,7 @@ var entryFields = map[string][]string{
 	"custom_message":        {"customType", "content", "display", "details"},
 	"model_change":          {"provider", "modelId"},
 	"thinking_level_change": {"thinkingLevel"},
-	"compaction":            {"summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook"},
+	"compaction":            {"summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook", "retainedTail"},
 	"branch_summary":        {"summary", "fromId", "details", "usage", "fromHook"},
 	"context_edit":          {"targetId", "replacement"},
 	"session_info":          {"name"},
@@ -333,6 +333,14 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 		if err != nil {
 			return nil, err
 		}
+		var tail []Member
+		if o.has("retainedTail") {
+			rt, err := retainedTail(o)
+			if err != nil {
+				return nil, err
+			}
+			tail = []Member{{Key: "retainedTail", Val: rt}}
+		}
 		quoted, tokens, details, usage := jsjson.Quote(nil, summary), jsjson.AppendCanonical(nil, tokens), o.canonical("details"), o.canonical("usage")
 		return func(b *Builder) error {
 			if kept {
@@ -340,7 +348,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 					return err
 				}
 			}
-			_, err := b.Compaction(quoted, firstKept, tokens, details, usage, fromHook)
+			_, err := b.Compaction(quoted, firstKept, tokens, details, usage, fromHook, tail...)
 			return err
 		}, nil
 	case "branch_summary":

@@ -414,8 +414,8 @@ func (b *Builder) CustomMessage(customType string, content, display, details []b
 // Compaction appends a compaction at the leaf (pi's appendCompaction):
 // firstKept "" makes the compaction keep nothing before it (it points at
 // itself), and the system message in effect is recorded so that the
-// compacted context keeps it.
-func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, details, usage, fromHook []byte) (string, error) {
+// compacted context keeps it. extra members (a retainedTail) follow.
+func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, details, usage, fromHook []byte, extra ...Member) (string, error) {
 	if firstKept != "" && !b.inUse(firstKept) {
 		return "", fmt.Errorf("%w: %s", ErrNotFound, firstKept)
 	}
@@ -433,7 +433,7 @@ func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, det
 		members = append(members, Member{"systemMessage", setMember(sys, "timestamp",
 			jsjson.FormatNumber(nil, jsjson.DateValue(str(ts))))})
 	}
-	return b.entry(id, "compaction", b.leaf, members...), nil
+	return b.entry(id, "compaction", b.leaf, append(members, extra...)...), nil
 }
 
 // context is the context at the builder's leaf.
