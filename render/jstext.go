@@ -110,15 +110,65 @@ func utf16Cut(s string, n int) string {
 // normalize is the /tree selector's text normalization: each line feed and
 // tab becomes a space, then white space is trimmed (String.prototype.trim).
 func normalize(s string) string {
-	if strings.ContainsAny(s, "\n\t") {
-		s = strings.Map(func(r rune) rune {
-			if r == '\n' || r == '\t' {
-				return ' '
-			}
-			return r
-		}, s)
+	b := normalizeFrom([]byte(s), 0)
+	return string(b)
+}
+
+// normalizeFrom normalizes dst[start:] in place.
+func normalizeFrom(dst []byte, start int) []byte {
+	text := dst[start:]
+	for i, c := range text {
+		if c == '\n' || c == '\t' {
+			text[i] = ' '
+		}
 	}
-	return jsjson.Trim(s)
+	i, j := 0, len(text)
+	for i < j {
+		r, size := utf8.DecodeRune(text[i:])
+		if !isJSSpace(r) {
+			break
+		}
+		i += size
+	}
+	for j > i {
+		r, size := utf8.DecodeLastRune(text[i:j])
+		if !isJSSpace(r) {
+			break
+		}
+		j -= size
+	}
+	n := copy(text, text[i:j])
+	return dst[:start+n]
+}
+
+// isJSSpace is the white space String.prototype.trim removes.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// cutFrom is JavaScript's slice(0, n) of dst[start:], in place.
+func cutFrom(dst []byte, start, n int) []byte {
+	units := 0
+	for i := start; i < len(dst); {
+		r, size := utf8.DecodeRune(dst[i:])
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			if units < n {
+				return utf8.AppendRune(dst[:i], utf8.RuneError)
+			}
+			return dst[:i]
+		}
+		units += w
+		i += size
+	}
+	return dst
 }
 
 // shortenHome is pi's shortenHomePath: an absolute path inside home is
@@ -126,6 +176,9 @@ func normalize(s string) string {
 func shortenHome(path, home string) string {
 	if home == "" || !filepath.IsAbs(path) || !filepath.IsAbs(home) {
 		return path
+	}
+	if rest, ok := strings.CutPrefix(path, home); ok && len(rest) > 1 && rest[0] == '/' && !strings.HasSuffix(home, "/") && filepath.Clean(home) == home && filepath.Clean(rest) == rest {
+		return "~" + rest // already clean: the common case
 	}
 	h, p := filepath.Clean(home), filepath.Clean(path)
 	if p == h {
@@ -139,4 +192,99 @@ func shortenHome(path, home string) string {
 		return "~/" + rel
 	}
 	return path
+}
+
+// appendStringStart appends the start of a raw JSON string's text, at most
+// n UTF-16 units of it, decoding only that much, and returns how many units
+// it appended. A surrogate pair that does not fit leaves its first half,
+// as slice() does, which is U+FFFD in UTF-8; so does a lone surrogate.
+func appendStringStart(dst, raw []byte, n int) ([]byte, int) {
+	if len(raw) < 2 {
+		return dst, 0
+	}
+	body := raw[1 : len(raw)-1]
+	// Most text is ASCII without escapes: copied as it is.
+	k := 0
+	for k < len(body) && k < n && body[k] < utf8.RuneSelf && body[k] != '\\' {
+		k++
+	}
+	dst = append(dst, body[:k]...)
+	units := k
+	for i := k; i < len(body) && units < n; {
+		c := body[i]
+		var r rune
+		switch {
+		case c == '\\' && i+1 < len(body):
+			r, i = unescape(body, i)
+		case c < utf8.RuneSelf:
+			r = rune(c)
+			i++
+		default:
+			var size int
+			r, size = utf8.DecodeRune(body[i:])
+			i += size
+		}
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			return utf8.AppendRune(dst, utf8.RuneError), n
+		}
+		dst = utf8.AppendRune(dst, r)
+		units += w
+	}
+	return dst, units
+}
+
+// unescape decodes the escape at body[i] and returns the rune and where
+// the next one starts; a lone surrogate is U+FFFD.
+func unescape(body []byte, i int) (rune, int) {
+	switch body[i+1] {
+	case 'n':
+		return '\n', i + 2
+	case 't':
+		return '\t', i + 2
+	case 'r':
+		return '\r', i + 2
+	case 'b':
+		return '\b', i + 2
+	case 'f':
+		return '\f', i + 2
+	case 'u':
+		r, ok := hex4At(body, i+2)
+		if !ok {
+			return utf8.RuneError, i + 2
+		}
+		if r >= 0xD800 && r < 0xDC00 && i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
+			if r2, ok := hex4At(body, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+				return (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000, i + 12
+			}
+		}
+		if r >= 0xD800 && r <= 0xDFFF {
+			return utf8.RuneError, i + 6
+		}
+		return r, i + 6
+	}
+	return rune(body[i+1]), i + 2 // \" \\ \/
+}
+
+func hex4At(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -39,28 +39,21 @@ func appendPrompt(dst []byte, typ, role, id string, content []byte) []byte {
 	if typ != "message" || role != "user" || id == "" {
 		return dst
 	}
-	text := promptText(content)
-	if text == "" {
+	start := len(dst)
+	if dst = appendPromptText(dst, content); len(dst) == start {
 		return dst
 	}
-	start := len(dst)
-	dst = append(dst, text...)
 	oneLine(dst[start:])
 	// Trimmed as the fork selector trims it, once breaks are spaces.
-	trimmed := jsjson.Trim(string(dst[start:]))
-	return appendID(append(dst[:start], trimmed...), start, id)
+	return appendID(normalizeFrom(dst, start), start, id)
 }
 
-// promptText is pi-ai's contentText(content, ""): a string content, or its
-// text blocks' texts joined. pi throws on content that is neither (null
-// content in a hand-edited file); pifs offers no text then.
-func promptText(content []byte) string {
-	switch jsjson.KindOf(content) {
-	case jsjson.String:
-		s, _ := jsjson.Unquote(content)
-		return s
-	case jsjson.Array:
-		return customContent(content)
+// appendPromptText appends pi-ai's contentText(content, ""): a string
+// content, or its text blocks' texts joined. pi throws on content that is
+// neither (null content in a hand-edited file); pifs offers no text then.
+func appendPromptText(dst, content []byte) []byte {
+	if jsjson.KindOf(content) == jsjson.String || jsjson.KindOf(content) == jsjson.Array {
+		return appendCustomContent(dst, content)
 	}
-	return ""
+	return dst
 }

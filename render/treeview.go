@@ -2,9 +2,10 @@ package render
 
 import (
 	"math"
-	"strings"
+	"runtime"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -26,24 +27,57 @@ const textUnits = 200
 // as "~" in the paths of tool calls ("" for none).
 func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
 	s := t.Selector(leaf, f)
-	var out []byte
-	for i := range s.Rows {
-		out = appendTreeRow(out, s, &s.Rows[i], home)
-	}
-	return out
+	b := rowParts(len(s.Rows))
+	bufs := make([][]byte, len(b)-1)
+	par.Each(len(bufs), func(k int) {
+		est := 0
+		for i := b[k]; i < b[k+1]; i++ {
+			est += s.Rows[i].Indent*5 + rowBytes
+		}
+		buf := make([]byte, 0, est)
+		for i := b[k]; i < b[k+1]; i++ {
+			buf = appendTreeRow(buf, s, &s.Rows[i], home)
+		}
+		bufs[k] = buf
+	})
+	return concat(bufs...)
 }
 
 // TreeTextSize is len(TreeText(...)), counted a row at a time.
 func TreeTextSize(t *tree.Tree, leaf string, f tree.Filter, home string) int64 {
 	s := t.Selector(leaf, f)
-	bp := getScratch()
-	defer putScratch(bp)
+	b := rowParts(len(s.Rows))
+	sizes := make([]int64, len(b)-1)
+	par.Each(len(sizes), func(k int) {
+		bp := getScratch()
+		defer putScratch(bp)
+		for i := b[k]; i < b[k+1]; i++ {
+			*bp = appendTreeRow((*bp)[:0], s, &s.Rows[i], home)
+			sizes[k] += int64(len(*bp))
+		}
+	})
 	var n int64
-	for i := range s.Rows {
-		*bp = appendTreeRow((*bp)[:0], s, &s.Rows[i], home)
-		n += int64(len(*bp))
+	for _, k := range sizes {
+		n += k
 	}
 	return n
+}
+
+// A view of fewer rows than parRows is done on the caller's goroutine.
+// A part's buffer is made for rowBytes a row besides its indentation (at
+// most five bytes a level): most rows show 200 units of text.
+const (
+	parRows  = 4096
+	rowBytes = 240
+)
+
+// rowParts cuts n rows into runs, one per part.
+func rowParts(n int) []int {
+	parts := 1
+	if n >= parRows {
+		parts = runtime.GOMAXPROCS(0) * partsPerCore
+	}
+	return par.Ranges(n, parts, func(int) int { return 1 })
 }
 
 // appendTreeRow appends one row and its line feed.
@@ -100,17 +134,19 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 		}
 		switch e.Role {
 		case "user":
-			return append(append(dst, "user: "...), normalize(contentStart(e.MsgContent, textUnits))...)
+			dst = append(dst, "user: "...)
+			return normalizeFrom(appendContentStart(dst, e.MsgContent, textUnits), len(dst))
 		case "assistant":
 			dst = append(dst, "assistant: "...)
-			if text := normalize(contentStart(e.MsgContent, textUnits)); text != "" {
-				return append(dst, text...)
+			k := len(dst)
+			if dst = normalizeFrom(appendContentStart(dst, e.MsgContent, textUnits), k); len(dst) > k {
+				return dst
 			}
-			if stop, _ := jsjson.Str(m, "stopReason"); stop == "aborted" {
+			if stop := jsjson.Get(m, "stopReason"); jsjson.KindOf(stop) == jsjson.String && jsjson.KeyIs(stop, "aborted") {
 				return append(dst, "(aborted)"...)
 			}
 			if em := jsjson.Get(m, "errorMessage"); jsjson.Truthy(em) {
-				return append(dst, utf16Cut(normalize(jsString(em)), 80)...)
+				return cutFrom(normalizeFrom(appendJSString(dst, em), k), k, 80)
 			}
 			return append(dst, "(no content)"...)
 		case "toolResult":
@@ -129,17 +165,19 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 			if k := jsjson.KindOf(cmd); k == jsjson.Null || k == jsjson.Invalid {
 				cmd = []byte(`""`)
 			}
-			return append(append(dst, "[bash]: "...), normalize(jsString(cmd))...)
+			dst = append(dst, "[bash]: "...)
+			return normalizeFrom(appendJSString(dst, cmd), len(dst))
 		}
 		return append(append(append(dst, '['), e.Role...), ']')
 	case "custom_message":
 		dst = append(appendJSString(append(dst, '['), e.Get("customType")), "]: "...)
-		return append(dst, normalize(customContent(e.Get("content")))...)
+		return normalizeFrom(appendCustomContent(dst, e.Get("content")), len(dst))
 	case "compaction":
 		k := jsRound(jsjson.ToNumber(e.Get("tokensBefore")) / 1000)
 		return append(appendJSNumber(append(dst, "[compaction: "...), k), "k tokens]"...)
 	case "branch_summary":
-		return append(append(dst, "[branch summary]: "...), normalize(jsString(e.Get("summary")))...)
+		dst = append(dst, "[branch summary]: "...)
+		return normalizeFrom(appendJSString(dst, e.Get("summary")), len(dst))
 	case "model_change":
 		return append(appendJSString(append(dst, "[model: "...), e.Get("modelId")), ']')
 	case "thinking_level_change":
@@ -167,56 +205,57 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 	return dst
 }
 
-// contentStart is the first n UTF-16 units of a message's text: a string
-// content, or its text blocks run together (pi's extractContent).
-func contentStart(content []byte, n int) string {
+// appendContentStart appends the first n UTF-16 units of a message's
+// text: a string content, or its text blocks run together (pi's
+// extractContent). Only as much of the text as is shown is decoded.
+func appendContentStart(dst, content []byte, n int) []byte {
 	switch jsjson.KindOf(content) {
 	case jsjson.String:
-		s, _ := jsjson.Unquote(content)
-		return utf16Cut(s, n)
+		dst, _ = appendStringStart(dst, content, n)
+		return dst
 	case jsjson.Array:
 	default:
-		return ""
+		return dst
 	}
-	var sb []byte
 	units := 0
-	jsjson.Elements(content, func(b []byte) bool {
-		if jsjson.KindOf(b) != jsjson.Object {
+	jsjson.Elements(content, func(block []byte) bool {
+		text, ok := tree.BlockText(block)
+		if !ok {
 			return true
 		}
-		if typ, _ := jsjson.Str(b, "type"); typ != "text" {
-			return true
+		var u int
+		if jsjson.KindOf(text) == jsjson.String {
+			dst, u = appendStringStart(dst, text, n-units)
+		} else {
+			k := len(dst)
+			dst = cutFrom(appendJSString(dst, text), k, n-units)
+			u = utf16Len(string(dst[k:]))
 		}
-		k := len(sb)
-		sb = appendJSString(sb, jsjson.Get(b, "text"))
-		units += utf16Len(string(sb[k:]))
+		units += u
 		return units < n
 	})
-	return utf16Cut(string(sb), n)
+	return dst
 }
 
-// customContent is a custom_message's text: a string content, or its text
-// blocks joined (elements that are not objects are skipped, and a text
-// that is null or missing adds nothing).
-func customContent(content []byte) string {
+// appendCustomContent appends a custom_message's text: a string content,
+// or its text blocks joined (elements that are not objects are skipped,
+// and a text that is null or missing adds nothing).
+func appendCustomContent(dst, content []byte) []byte {
 	switch jsjson.KindOf(content) {
 	case jsjson.String:
 		s, _ := jsjson.Unquote(content)
-		return s
+		return append(dst, s...)
 	case jsjson.Array:
 	default:
-		return ""
+		return dst
 	}
-	var sb []byte
 	jsjson.Elements(content, func(b []byte) bool {
-		if typ, _ := jsjson.Str(b, "type"); typ == "text" {
-			if t := jsjson.Get(b, "text"); jsjson.KindOf(t) != jsjson.Null && t != nil {
-				sb = appendJSString(sb, t)
-			}
+		if t, ok := tree.BlockText(b); ok && jsjson.KindOf(t) != jsjson.Null && t != nil {
+			dst = appendJSString(dst, t)
 		}
 		return true
 	})
-	return string(sb)
+	return dst
 }
 
 // appendToolCall appends pi's summary of a tool call (formatToolCall):
@@ -250,7 +289,7 @@ func appendToolCall(dst, name, args []byte, home string) []byte {
 		return append(append(append(append(dst, '['), n...), ": "...), shortenHome(or("", "path", "file_path"), home)+"]"...)
 	case "bash":
 		raw := or("", "command")
-		dst = append(append(dst, "[bash: "...), utf16Cut(jsjson.Trim(strings.NewReplacer("\n", " ", "\t", " ").Replace(raw)), 50)...)
+		dst = append(append(dst, "[bash: "...), utf16Cut(normalize(raw), 50)...)
 		if utf16Len(raw) > 50 {
 			dst = append(dst, "..."...)
 		}

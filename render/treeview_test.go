@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/oracle"
@@ -216,24 +218,42 @@ func comparePrompts(t *testing.T, name string, tr *tree.Tree, v *oracle.TreeView
 	return len(v.Prompts)
 }
 
-// TestTreeTextSize: the size of each view is the length of its bytes.
+// TestTreeTextSize: the size of each view is the length of its bytes, and
+// a view rendered in parts is the rows one after the other.
 func TestTreeTextSize(t *testing.T) {
 	gen := t.TempDir()
-	for seed := int64(1); seed <= 4; seed++ {
-		l, err := sessions.Open(genSession(t, gen, seed, 200))
+	for seed := int64(1); seed <= 5; seed++ {
+		n := 200
+		if seed == 5 {
+			n = 3 * parRows // a view in parts
+		}
+		l, err := sessions.Open(genSession(t, gen, seed, n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		tr := tree.New(l)
 		leaves := []string{tr.FileLeafID(), ""}
 		for _, n := range tr.Tips() {
-			leaves = append(leaves, n.ID)
+			if seed < 5 {
+				leaves = append(leaves, n.ID)
+			}
 		}
 		for _, leaf := range leaves {
 			for _, f := range tree.Filters {
 				b := TreeText(tr, leaf, f, home)
 				if n := TreeTextSize(tr, leaf, f, home); n != int64(len(b)) {
 					t.Fatalf("seed %d leaf %q %v: size %d, len %d", seed, leaf, f, n, len(b))
+				}
+				s := tr.Selector(leaf, f)
+				var one []byte
+				for i := range s.Rows {
+					one = appendTreeRow(one, s, &s.Rows[i], home)
+				}
+				if !bytes.Equal(one, b) {
+					t.Fatalf("seed %d leaf %q %v: the view in parts differs from its rows", seed, leaf, f)
+				}
+				if seed == 5 && f == tree.FilterAll && len(rowParts(len(s.Rows))) < 3 {
+					t.Fatalf("%d rows are not cut into parts", len(s.Rows))
 				}
 				if f == tree.FilterAll && len(b) == 0 {
 					t.Fatalf("seed %d: empty view", seed)
@@ -246,4 +266,69 @@ func TestTreeTextSize(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cpuTime is the CPU time this process has used, on every core: on a
+// machine shared with other work, a steadier measure than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per op since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// BenchmarkTreeViews renders each view of the big session at its leaf,
+// counts its size, and renders prompts.txt and, for comparison,
+// context.json.
+func BenchmarkTreeViews(b *testing.B) {
+	t := big(b)
+	for _, f := range tree.Filters {
+		b.Run(f.FileName(), func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime()
+			for i := 0; i < b.N; i++ {
+				out := TreeText(t, t.FileLeafID(), f, home)
+				b.SetBytes(int64(len(out)))
+			}
+			reportCPU(b, start)
+		})
+		b.Run(f.FileName()+"-size", func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime()
+			for i := 0; i < b.N; i++ {
+				b.SetBytes(TreeTextSize(t, t.FileLeafID(), f, home))
+			}
+			reportCPU(b, start)
+		})
+	}
+	b.Run("prompts.txt", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		for i := 0; i < b.N; i++ {
+			out := Prompts(t)
+			b.SetBytes(int64(len(out)))
+		}
+		reportCPU(b, start)
+	})
+	b.Run("selector", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		for i := 0; i < b.N; i++ {
+			t.Selector(t.FileLeafID(), tree.FilterDefault)
+		}
+		reportCPU(b, start)
+	})
+	b.Run("context.json", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		for i := 0; i < b.N; i++ {
+			out := ContextJSON(t.Context())
+			b.SetBytes(int64(len(out)))
+		}
+		reportCPU(b, start)
+	})
 }

@@ -1,6 +1,10 @@
 package tree
 
 import (
+	"bytes"
+	"sync"
+	"unicode/utf8"
+
 	"github.com/pifs/pifs/internal/jsjson"
 )
 
@@ -100,7 +104,13 @@ func (r *Row) AppendPrefix(dst []byte) []byte {
 		return dst
 	}
 	// pi takes the first gutter at a level in its list, oldest first.
-	level := make([]int8, r.Indent) // 0: none, 1: "│", 2: blank
+	var buf [64]int8
+	level := buf[:0]
+	if r.Indent <= len(buf) {
+		level = buf[:r.Indent] // 0: none, 1: "│", 2: blank
+	} else {
+		level = make([]int8, r.Indent)
+	}
 	for g := r.gutters; g != nil; g = g.next {
 		if g.pos < len(level) {
 			level[g.pos] = 2
@@ -134,6 +144,7 @@ type Selector struct {
 	// assistants are the assistant messages in the selector's walk order,
 	// where the tool calls that tool-result rows show are looked up.
 	assistants []*Node
+	callsOnce  sync.Once
 	calls      map[string][]byte
 }
 
@@ -142,24 +153,34 @@ func (s *Selector) Tree() *Tree { return s.t }
 
 // ToolCall returns the toolCall block that a toolResult's toolCallId
 // (raw JSON) names, as pi's selector finds it: among the assistant
-// messages of every branch, the last in its walk order; nil when none.
+// messages of every branch, the last in its walk order; nil when none. It
+// may be called from several goroutines.
 func (s *Selector) ToolCall(id []byte) []byte {
-	if s.calls == nil {
+	s.callsOnce.Do(func() {
 		s.calls = map[string][]byte{}
 		for _, n := range s.assistants {
 			jsjson.Elements(n.MsgContent, func(b []byte) bool {
 				if jsjson.KindOf(b) == jsjson.Object {
-					if typ, _ := jsjson.Str(b, "type"); typ == "toolCall" {
+					if isString(jsjson.Get(b, "type"), "toolCall") {
 						if key := jsjson.Get(b, "id"); key != nil {
-							s.calls[string(jsjson.AppendCanonical(nil, key))] = b
+							s.calls[string(callKey(key))] = b
 						}
 					}
 				}
 				return true
 			})
 		}
+	})
+	return s.calls[string(callKey(id))]
+}
+
+// callKey is the map key of a tool call id: the value as JSON.stringify
+// writes it, which for most ids is the raw JSON.
+func callKey(id []byte) []byte {
+	if jsjson.KindOf(id) == jsjson.String && bytes.IndexByte(id, '\\') < 0 {
+		return id
 	}
-	return s.calls[string(jsjson.AppendCanonical(nil, id))]
+	return jsjson.AppendCanonical(nil, id)
 }
 
 // FileLeafID is the id of the file's last entry ("" when it has none):
@@ -203,7 +224,8 @@ func (t *Tree) LabelValue(id string) ([]byte, bool) {
 //     chain; several listed roots hang under an invisible common root.
 func (t *Tree) Selector(leaf string, f Filter) *Selector {
 	s := &Selector{t: t}
-	active := t.activePath(leaf)
+	onPath := t.activePath(leaf)
+	active := func(n *Node) bool { return n.Seq < len(onPath) && onPath[n.Seq] }
 	type item struct {
 		n   *Node
 		row int32 // the row of the nearest listed ancestor
@@ -213,7 +235,7 @@ func (t *Tree) Selector(leaf string, f Filter) *Selector {
 		// Reversed, so that they pop in order; the active one pops first.
 		var first *Node
 		for i := len(list) - 1; i >= 0; i-- {
-			if n := list[i]; first == nil && active[n] {
+			if n := list[i]; first == nil && active(n) {
 				first = n
 			} else {
 				stack = append(stack, item{n, row})
@@ -233,7 +255,7 @@ func (t *Tree) Selector(leaf string, f Filter) *Selector {
 		}
 		row := it.row
 		if t.listed(n, leaf, f) {
-			s.Rows = append(s.Rows, Row{Node: n, Active: active[n], parent: row})
+			s.Rows = append(s.Rows, Row{Node: n, Active: active(n), parent: row})
 			row = int32(len(s.Rows) - 1)
 		}
 		pushAll(n.Children, row)
@@ -242,10 +264,10 @@ func (t *Tree) Selector(leaf string, f Filter) *Selector {
 	return s
 }
 
-// activePath is the set of nodes from the root to leaf; empty when leaf is
-// not reachable from a root (pi's walk then stops at the leaf itself,
-// which it does not list).
-func (t *Tree) activePath(leaf string) map[*Node]bool {
+// activePath marks the nodes from the root to leaf, by their Seq; nothing
+// when leaf is not reachable from a root (pi's walk then stops at the
+// leaf itself, which it does not list).
+func (t *Tree) activePath(leaf string) []bool {
 	n := t.byID[leaf]
 	if leaf == "" || n == nil {
 		return nil
@@ -257,11 +279,11 @@ func (t *Tree) activePath(leaf string) map[*Node]bool {
 		}
 		chain = append(chain, n)
 	}
-	active := make(map[*Node]bool, len(chain))
+	on := make([]bool, t.entries[len(t.entries)-1].Seq+1)
 	for _, n := range chain {
-		active[n] = true
+		on[n.Seq] = true
 	}
-	return active
+	return on
 }
 
 // listed reports whether mode f lists n, leaf being the active leaf.
@@ -303,24 +325,19 @@ func isSetting(typ string) bool {
 func hasText(content []byte) bool {
 	switch jsjson.KindOf(content) {
 	case jsjson.String:
-		s, _ := jsjson.Unquote(content)
-		return jsjson.Trim(s) != ""
+		return !blank(content)
 	case jsjson.Array:
 		found := false
 		jsjson.Elements(content, func(b []byte) bool {
-			if jsjson.KindOf(b) != jsjson.Object {
+			text, ok := BlockText(b)
+			if !ok {
 				return true
 			}
-			if typ, _ := jsjson.Str(b, "type"); typ != "text" {
-				return true
-			}
-			text := jsjson.Get(b, "text")
-			if !jsjson.Truthy(text) {
-				return true
-			}
-			if s, ok := jsjson.Str(b, "text"); ok {
-				found = jsjson.Trim(s) != ""
-			} else {
+			switch {
+			case !jsjson.Truthy(text):
+			case jsjson.KindOf(text) == jsjson.String:
+				found = !blank(text)
+			default:
 				found = true // a truthy non-string prints as something
 			}
 			return !found
@@ -328,6 +345,40 @@ func hasText(content []byte) bool {
 		return found
 	}
 	return false
+}
+
+// blank reports whether a raw JSON string holds only white space (as
+// String.prototype.trim sees it), looking no further than its first other
+// character.
+func blank(raw []byte) bool {
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == ' ':
+			i++
+		case c == '\\' && i+1 < len(body):
+			switch body[i+1] {
+			case 'n', 't', 'r', 'f':
+				i += 2
+			case 'u':
+				s, err := jsjson.Unquote(append(append([]byte{'"'}, body[i:min(i+6, len(body))]...), '"'))
+				if err != nil || jsjson.Trim(s) != "" {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			r, size := utf8.DecodeRune(body[i:])
+			if jsjson.Trim(string(r)) != "" {
+				return false
+			}
+			i += size
+		}
+	}
+	return true
 }
 
 // endedBadly: an assistant stopReason other than a normal stop or a tool
@@ -397,4 +448,25 @@ func (s *Selector) layout() {
 		}
 		r.Indent = display(r.indent)
 	}
+}
+
+// isString reports whether a raw JSON value is the string s.
+func isString(v []byte, s string) bool {
+	return jsjson.KindOf(v) == jsjson.String && jsjson.KeyIs(v, s)
+}
+
+// BlockText is the raw text of a content block whose type is "text" (nil
+// when it has none); ok is false for any other block. It reads the block
+// once, as texts are long.
+func BlockText(block []byte) (text []byte, ok bool) {
+	var typ []byte
+	jsjson.Members(block, func(k, v []byte) bool {
+		if jsjson.KeyIs(k, "type") {
+			typ = v
+		} else if jsjson.KeyIs(k, "text") {
+			text = v
+		}
+		return true
+	})
+	return text, isString(typ, "text")
 }
