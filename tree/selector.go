@@ -105,9 +105,9 @@ func (r *Row) AppendPrefix(dst []byte) []byte {
 	}
 	// pi takes the first gutter at a level in its list, oldest first.
 	var buf [64]int8
-	level := buf[:0]
+	var level []int8 // 0: none, 1: "│", 2: blank
 	if r.Indent <= len(buf) {
-		level = buf[:r.Indent] // 0: none, 1: "│", 2: blank
+		level = buf[:r.Indent]
 	} else {
 		level = make([]int8, r.Indent)
 	}
