@@ -27,8 +27,8 @@ func appendJSString(dst, v []byte) []byte {
 	case jsjson.Number:
 		return appendJSNumber(dst, jsjson.NumberValue(v))
 	case jsjson.String:
-		s, _ := jsjson.Unquote(v)
-		return append(dst, s...)
+		dst, _ = appendStringStart(dst, v, math.MaxInt)
+		return dst
 	case jsjson.Array:
 		first := true
 		jsjson.Elements(v, func(el []byte) bool {

@@ -2,6 +2,8 @@ package render
 
 import (
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -14,23 +16,49 @@ import (
 
 // Prompts is prompts.txt of t.
 func Prompts(t *tree.Tree) []byte {
-	var out []byte
-	for _, e := range t.Entries() {
-		out = appendPrompt(out, e.Type, e.Role, e.ID, e.MsgContent)
-	}
-	return out
+	ents := t.Entries()
+	b := promptParts(ents)
+	bufs := make([][]byte, len(b)-1)
+	par.Each(len(bufs), func(k int) {
+		est := 0 // a prompt's raw JSON is about as long as its row
+		for _, e := range ents[b[k]:b[k+1]] {
+			if e.Role == "user" {
+				est += len(e.MsgContent) + len(e.ID) + 2
+			}
+		}
+		buf := make([]byte, 0, est)
+		for _, e := range ents[b[k]:b[k+1]] {
+			buf = appendPrompt(buf, e.Type, e.Role, e.ID, e.MsgContent)
+		}
+		bufs[k] = buf
+	})
+	return concat(bufs...)
 }
 
 // PromptsSize is len(Prompts(t)), counted a row at a time.
 func PromptsSize(t *tree.Tree) int64 {
-	bp := getScratch()
-	defer putScratch(bp)
+	ents := t.Entries()
+	b := promptParts(ents)
+	sizes := make([]int64, len(b)-1)
+	par.Each(len(sizes), func(k int) {
+		bp := getScratch()
+		defer putScratch(bp)
+		for _, e := range ents[b[k]:b[k+1]] {
+			*bp = appendPrompt((*bp)[:0], e.Type, e.Role, e.ID, e.MsgContent)
+			sizes[k] += int64(len(*bp))
+		}
+	})
 	var n int64
-	for _, e := range t.Entries() {
-		*bp = appendPrompt((*bp)[:0], e.Type, e.Role, e.ID, e.MsgContent)
-		n += int64(len(*bp))
+	for _, k := range sizes {
+		n += k
 	}
 	return n
+}
+
+// promptParts cuts a session's entries into runs of about equal raw
+// bytes, one per part: many when the session is big.
+func promptParts(ents []*sessions.Entry) []int {
+	return pathParts(ents, partsFor(rawBytes(ents), textMinBytes))
 }
 
 // appendPrompt appends the row of an entry if /fork offers it. An entry

@@ -243,8 +243,7 @@ func appendContentStart(dst, content []byte, n int) []byte {
 func appendCustomContent(dst, content []byte) []byte {
 	switch jsjson.KindOf(content) {
 	case jsjson.String:
-		s, _ := jsjson.Unquote(content)
-		return append(dst, s...)
+		return appendJSString(dst, content)
 	case jsjson.Array:
 	default:
 		return dst
