@@ -45,7 +45,7 @@ var entryFields = map[string][]string{
 	"custom_message":        {"customType", "content", "display", "details"},
 	"model_change":          {"provider", "modelId"},
 	"thinking_level_change": {"thinkingLevel"},
-	"compaction":            {"summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook"},
+	"compaction":            {"summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook", "retainedTail"},
 	"branch_summary":        {"summary", "fromId", "details", "usage", "fromHook"},
 	"context_edit":          {"targetId", "replacement"},
 	"session_info":          {"name"},
@@ -78,7 +78,9 @@ func (b *Builder) NameLine(line []byte) error {
 
 // LeafLine moves the leaf to the entry resolve finds for the line (an id, a
 // label, any name the caller resolves: pi's /tree); a blank line moves it
-// before the first entry.
+// before the first entry. A reference resolve does not know that ends in "^"
+// names a parent (see Tree.Up), of an entry of the session or of this batch:
+// pi's "select a user message" is its id and "^".
 func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool)) error {
 	ref := string(line)
 	if strings.TrimSpace(ref) == "" {
@@ -86,6 +88,9 @@ func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool))
 		return err
 	}
 	id, ok := resolve(ref)
+	if trimmed := strings.TrimSpace(ref); !ok && strings.HasSuffix(trimmed, "^") {
+		id, ok = resolveUp(trimmed, resolve, b.tree().Up)
+	}
 	if !ok {
 		return refuse(ErrNotFound, "no entry or label %q; write an entry id (ls entries/ or branches/), a label (ls labels/), or an empty line to move before the first entry", ref)
 	}
@@ -327,6 +332,14 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 		if err != nil {
 			return nil, err
 		}
+		var tail []Member
+		if o.has("retainedTail") {
+			rt, err := retainedTail(o)
+			if err != nil {
+				return nil, err
+			}
+			tail = []Member{{Key: "retainedTail", Val: rt}}
+		}
 		quoted, tokens, details, usage := jsjson.Quote(nil, summary), jsjson.AppendCanonical(nil, tokens), o.canonical("details"), o.canonical("usage")
 		return func(b *Builder) error {
 			if kept {
@@ -334,7 +347,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 					return err
 				}
 			}
-			_, err := b.Compaction(quoted, firstKept, tokens, details, usage, fromHook)
+			_, err := b.Compaction(quoted, firstKept, tokens, details, usage, fromHook, tail...)
 			return err
 		}, nil
 	case "branch_summary":
@@ -361,12 +374,16 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			if hasParent {
 				from = parent
 			}
+			members := extra
+			if extra[0].Val == nil && !jsjson.Truthy(fromHook) { // pi's files of the branch left
+				members = append([]Member{{Key: "details", Val: b.branchDetails(fromID, from)}}, extra[1:]...)
+			}
 			if fromID != nil {
 				b.Entry("branch_summary", from, append([]Member{{Key: "fromId", Val: fromID},
-					{Key: "summary", Val: quoted}}, extra...)...)
+					{Key: "summary", Val: quoted}}, members...)...)
 				return nil
 			}
-			_, err := b.BranchSummary(from, quoted, extra...)
+			_, err := b.BranchSummary(from, quoted, members...)
 			return err
 		}, nil
 	case "context_edit":

@@ -73,7 +73,7 @@ func TestAppendLine(t *testing.T) {
 		{`{"type":"label","targetId":"u1","label":"start"}`, `{"type":"label","id":"ID","parentId":"m1","timestamp":"T","targetId":"u1","label":"start"}`},
 		{`{"type":"label","targetId":"u1","label":null}`, `{"type":"label","id":"ID","parentId":"m1","timestamp":"T","targetId":"u1"}`},
 		{`{"type":"session_info","name":" N\nM "}`, `{"type":"session_info","id":"ID","parentId":"m1","timestamp":"T","name":"N M"}`},
-		{`{"type":"branch_summary","parentId":"u1","summary":"s"}`, `{"type":"branch_summary","id":"ID","parentId":"u1","timestamp":"T","fromId":"m1","summary":"s"}`},
+		{`{"type":"branch_summary","parentId":"u1","summary":"s"}`, `{"type":"branch_summary","id":"ID","parentId":"u1","timestamp":"T","fromId":"m1","summary":"s","details":{"readFiles":[],"modifiedFiles":[]}}`},
 		{`{"type":"branch_summary","summary":"s","fromId":"x","fromHook":true}`, `{"type":"branch_summary","id":"ID","parentId":"m1","timestamp":"T","fromId":"x","summary":"s","fromHook":true}`},
 		{`{"type":"usage","kind":"k","provider":"p","model":"m","usage":{"input":1}}`, `{"type":"usage","id":"ID","parentId":"m1","timestamp":"T","kind":"k","provider":"p","model":"m","usage":{"input":1}}`},
 		{`{"type":"context_edit","targetId":"u1","replacement":null}`, `{"type":"context_edit","id":"ID","parentId":"m1","timestamp":"T","targetId":"u1","replacement":null}`},

@@ -224,12 +224,55 @@ func (t *Tree) LabelTarget(label string) (string, bool) {
 	return id, seq >= 0
 }
 
-// Resolve turns an entry id or a label into an entry id.
+// Resolve turns an entry id or a label into an entry id. Either may end in
+// "^", git's notation for the entry's parent ("^^" the grandparent, and so
+// on; see Up): "" with ok true is before the first entry. An id or label
+// that itself ends in "^" is taken as it is.
 func (t *Tree) Resolve(ref string) (string, bool) {
+	if id, ok := t.resolveName(ref); ok {
+		return id, true
+	}
+	return resolveUp(ref, t.resolveName, t.Up)
+}
+
+// resolveName turns an entry id or a label into an entry id.
+func (t *Tree) resolveName(ref string) (string, bool) {
 	if t.byID[ref] != nil {
 		return ref, true
 	}
 	return t.LabelTarget(ref)
+}
+
+// resolveUp resolves a reference that ends in carets: name resolves what
+// precedes them, taking as few carets off as it can (so an id ending in
+// "^" is found), and up goes up one generation per caret taken off.
+func resolveUp(ref string, name func(string) (string, bool), up func(id string, n int) (string, bool)) (string, bool) {
+	for k := 1; k < len(ref) && ref[len(ref)-k] == '^'; k++ {
+		if id, ok := name(ref[:len(ref)-k]); ok {
+			return up(id, k)
+		}
+	}
+	return "", false
+}
+
+// Up is the entry up generations above id (its parent for 1), as the tree
+// has it: the parent of a root, or of an entry whose parent is not in the
+// file, is "" (before the first entry), and nothing is above that.
+func (t *Tree) Up(id string, up int) (string, bool) {
+	n := t.byID[id]
+	if n == nil {
+		return "", false
+	}
+	for ; up > 0; up-- {
+		if n == nil {
+			return "", false
+		}
+		n = n.Parent
+	}
+	if n == nil {
+		return "", true
+	}
+	return n.ID, true
 }
 
 // ForkLines returns the lines of a copy of the whole session (pi's
@@ -245,8 +288,13 @@ func (t *Tree) ForkLines(id, ts, cwd, source string) [][]byte {
 
 // BranchedLines returns the lines of a new session holding the path from the
 // root to leaf, with labels re-created at its end (pi's
-// createBranchedSession).
+// createBranchedSession). With leaf "" (before the first entry: the parent
+// of a root, as Resolve gives it) it is the new session's header alone, as
+// pi's /fork from a session's first prompt makes it.
 func (t *Tree) BranchedLines(leaf, id, ts, cwd, source string) ([][]byte, error) {
+	if leaf == "" {
+		return [][]byte{sessions.HeaderLine(id, ts, cwd, source)}, nil
+	}
 	path := t.PathTo(leaf)
 	if len(path) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, leaf)
@@ -366,8 +414,8 @@ func (b *Builder) CustomMessage(customType string, content, display, details []b
 // Compaction appends a compaction at the leaf (pi's appendCompaction):
 // firstKept "" makes the compaction keep nothing before it (it points at
 // itself), and the system message in effect is recorded so that the
-// compacted context keeps it.
-func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, details, usage, fromHook []byte) (string, error) {
+// compacted context keeps it. extra members (a retainedTail) follow.
+func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, details, usage, fromHook []byte, extra ...Member) (string, error) {
 	if firstKept != "" && !b.inUse(firstKept) {
 		return "", fmt.Errorf("%w: %s", ErrNotFound, firstKept)
 	}
@@ -385,7 +433,7 @@ func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, det
 		members = append(members, Member{"systemMessage", setMember(sys, "timestamp",
 			jsjson.FormatNumber(nil, jsjson.DateValue(str(ts))))})
 	}
-	return b.entry(id, "compaction", b.leaf, members...), nil
+	return b.entry(id, "compaction", b.leaf, append(members, extra...)...), nil
 }
 
 // context is the context at the builder's leaf.

@@ -476,3 +476,117 @@ func Resolve(t testing.TB, dir string, env []string, flag string) Resolved {
 	}
 	return r
 }
+
+// TreeViews is what pi's /tree selector lists and its /fork offers for each
+// session file (js/treeview.mjs, under Node 22 with $HOME set to home, as
+// pi shortens the paths of tool calls against it). With tips, every tip of
+// a session is an active leaf in turn, as well as pi's own leaf.
+func TreeViews(t testing.TB, home string, tips bool, files ...string) map[string]*TreeViewsOf {
+	t.Helper()
+	args := files
+	if tips {
+		args = append([]string{"--tips"}, files...)
+	}
+	out := NodeWith(t, NodeOptions{Node22: true, Env: []string{"HOME=" + home}}, "treeview.mjs", args...)
+	var v map[string]*TreeViewsOf
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("oracle: decoding treeview.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	return v
+}
+
+// TreeViewsOf is pi's /tree views and /fork prompts of one session file.
+type TreeViewsOf struct {
+	// Error is why the file was not looked at (open threw, or pi would
+	// loop on it).
+	Error *string `json:"error"`
+	// LeafID is sm.getLeafId().
+	LeafID any `json:"leafId"`
+	// IDs are the ids of sm.getEntries(), in file order (pi draws random
+	// ids when it migrates a v1 file: map them by position).
+	IDs []any `json:"ids"`
+	// Views are the selector's rows for each active leaf and filter mode.
+	Views []TreeView `json:"views"`
+	// Prompts are getUserMessagesForForking(), nil when it threw.
+	Prompts      []ForkPrompt `json:"prompts"`
+	PromptsError *string      `json:"promptsError"`
+}
+
+// TreeView is the selector's list for one active leaf and filter mode.
+type TreeView struct {
+	Leaf any    `json:"leaf"`
+	Mode string `json:"mode"`
+	// Error is what pi threw building the list or a row.
+	Error *string   `json:"error"`
+	Rows  []TreeRow `json:"rows"`
+}
+
+// TreeRow is one row of the selector: the entry's id, getEntryDisplayText
+// (nil when it threw) and the row as render() draws it (nil when it threw),
+// without the cursor's two columns.
+type TreeRow struct {
+	ID   any     `json:"id"`
+	Text *string `json:"text"`
+	Line *string `json:"line"`
+}
+
+// ForkPrompt is one user message /fork offers.
+type ForkPrompt struct {
+	EntryID any    `json:"entryId"`
+	Text    string `json:"text"`
+}
+
+// NavigateRequest asks navigate.mjs what pi's own code does on a session
+// file: Op "tree" selects EntryID in /tree (AgentSession.navigateTree,
+// no summary), "fork" forks from the user message EntryID
+// (AgentSessionRuntime.fork), "open" opens the file (SessionManager.open),
+// "files" lists the files a summary of the branch left by a /tree move
+// from OldLeafID to EntryID records.
+type NavigateRequest struct {
+	Op        string `json:"op"`
+	File      string `json:"file"`
+	EntryID   string `json:"entryId,omitempty"`
+	OldLeafID string `json:"oldLeafId,omitempty"`
+}
+
+// Navigated is pi's answer to a NavigateRequest: the session after a
+// "tree" selection, the session a "fork" makes, or the session "open"
+// reads.
+type Navigated struct {
+	// Error is what pi threw.
+	Error *string `json:"error"`
+	// LeafID is getLeafId() after.
+	LeafID any `json:"leafId"`
+	// Context is buildSessionContext() after.
+	Context json.RawMessage `json:"context"`
+	// EditorText is the text /tree hands to the editor ("tree").
+	EditorText *string `json:"editorText"`
+	// SelectedText is the text /fork hands to the editor ("fork").
+	SelectedText *string `json:"selectedText"`
+	// Entries, Labels and Header are the session's ("fork", "open").
+	Entries []json.RawMessage          `json:"entries"`
+	Labels  map[string]json.RawMessage `json:"labels"`
+	Header  json.RawMessage            `json:"header"`
+	// ReadFiles and ModifiedFiles are a branch's files ("files").
+	ReadFiles     []json.RawMessage `json:"readFiles"`
+	ModifiedFiles []json.RawMessage `json:"modifiedFiles"`
+}
+
+// Navigate runs navigate.mjs (under Node 22) on the requests, one answer
+// each, in one node process. The files are not modified.
+func Navigate(t testing.TB, reqs []NavigateRequest) []Navigated {
+	t.Helper()
+	in, err := json.Marshal(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := NodeWith(t, NodeOptions{Node22: true, Stdin: in}, "navigate.mjs")
+	var answers []Navigated
+	if err := json.Unmarshal(out, &answers); err != nil {
+		t.Fatalf("oracle: decoding navigate.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	if len(answers) != len(reqs) {
+		t.Fatalf("oracle: navigate.mjs answered %d of %d requests", len(answers), len(reqs))
+	}
+	return answers
+}

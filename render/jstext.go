@@ -1,0 +1,290 @@
+package render
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// JavaScript's text conversions, for views whose text pi builds with
+// String(), template literals, slice() and trim(): pifs must turn a JSON
+// value into the same text.
+
+// appendJSString appends String(v) of a raw JSON value (nil is undefined):
+// a string as itself, a number as JavaScript prints it, an array as its
+// elements joined with ",", an object as "[object Object]".
+func appendJSString(dst, v []byte) []byte {
+	switch jsjson.KindOf(v) {
+	case jsjson.Invalid:
+		return append(dst, "undefined"...)
+	case jsjson.Null:
+		return append(dst, "null"...)
+	case jsjson.Bool:
+		return append(dst, v...)
+	case jsjson.Number:
+		return appendJSNumber(dst, jsjson.NumberValue(v))
+	case jsjson.String:
+		dst, _ = appendStringStart(dst, v, math.MaxInt)
+		return dst
+	case jsjson.Array:
+		first := true
+		jsjson.Elements(v, func(el []byte) bool {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			if k := jsjson.KindOf(el); k != jsjson.Null && k != jsjson.Invalid {
+				dst = appendJSString(dst, el)
+			}
+			return true
+		})
+		return dst
+	}
+	return append(dst, "[object Object]"...)
+}
+
+// jsString is String(v) of a raw JSON value.
+func jsString(v []byte) string { return string(appendJSString(nil, v)) }
+
+// appendJSNumber appends a number as JavaScript prints it.
+func appendJSNumber(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	return jsjson.FormatNumber(dst, f)
+}
+
+// jsRound is Math.round: halves round up.
+func jsRound(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r := math.Floor(x)
+	if x-r >= 0.5 {
+		r++
+	}
+	return r
+}
+
+// utf16Len is a string's length in JavaScript: UTF-16 code units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// utf16Cut is JavaScript's s.slice(0, n). A surrogate pair cut in half
+// leaves its first half, which becomes U+FFFD when the text is written out
+// as UTF-8.
+func utf16Cut(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			if units < n {
+				return s[:i] + string(utf8.RuneError)
+			}
+			return s[:i]
+		}
+		units += w
+	}
+	return s
+}
+
+// normalize is the /tree selector's text normalization: each line feed and
+// tab becomes a space, then white space is trimmed (String.prototype.trim).
+func normalize(s string) string {
+	b := normalizeFrom([]byte(s), 0)
+	return string(b)
+}
+
+// normalizeFrom normalizes dst[start:] in place.
+func normalizeFrom(dst []byte, start int) []byte {
+	text := dst[start:]
+	for i, c := range text {
+		if c == '\n' || c == '\t' {
+			text[i] = ' '
+		}
+	}
+	i, j := 0, len(text)
+	for i < j {
+		r, size := utf8.DecodeRune(text[i:])
+		if !isJSSpace(r) {
+			break
+		}
+		i += size
+	}
+	for j > i {
+		r, size := utf8.DecodeLastRune(text[i:j])
+		if !isJSSpace(r) {
+			break
+		}
+		j -= size
+	}
+	n := copy(text, text[i:j])
+	return dst[:start+n]
+}
+
+// isJSSpace is the white space String.prototype.trim removes.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// cutFrom is JavaScript's slice(0, n) of dst[start:], in place.
+func cutFrom(dst []byte, start, n int) []byte {
+	units := 0
+	for i := start; i < len(dst); {
+		r, size := utf8.DecodeRune(dst[i:])
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			if units < n {
+				return utf8.AppendRune(dst[:i], utf8.RuneError)
+			}
+			return dst[:i]
+		}
+		units += w
+		i += size
+	}
+	return dst
+}
+
+// shortenHome is pi's shortenHomePath: an absolute path inside home is
+// written from "~" ("~" for home itself); anything else as it is.
+func shortenHome(path, home string) string {
+	if home == "" || !filepath.IsAbs(path) || !filepath.IsAbs(home) {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, home); ok && len(rest) > 1 && rest[0] == '/' && !strings.HasSuffix(home, "/") && filepath.Clean(home) == home && filepath.Clean(rest) == rest {
+		return "~" + rest // already clean: the common case
+	}
+	h, p := filepath.Clean(home), filepath.Clean(path)
+	if p == h {
+		return "~"
+	}
+	prefix := h
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	if rel, ok := strings.CutPrefix(p, prefix); ok {
+		return "~/" + rel
+	}
+	return path
+}
+
+// appendStringStart appends the start of a raw JSON string's text, at most
+// n UTF-16 units of it, decoding only that much, and returns how many units
+// it appended. A surrogate pair that does not fit leaves its first half,
+// as slice() does, which is U+FFFD in UTF-8; so does a lone surrogate.
+func appendStringStart(dst, raw []byte, n int) ([]byte, int) {
+	if len(raw) < 2 {
+		return dst, 0
+	}
+	body := raw[1 : len(raw)-1]
+	// Most text is ASCII without escapes: copied as it is.
+	k := 0
+	for k < len(body) && k < n && body[k] < utf8.RuneSelf && body[k] != '\\' {
+		k++
+	}
+	dst = append(dst, body[:k]...)
+	units := k
+	for i := k; i < len(body) && units < n; {
+		c := body[i]
+		var r rune
+		switch {
+		case c == '\\' && i+1 < len(body):
+			r, i = unescape(body, i)
+		case c < utf8.RuneSelf:
+			r = rune(c)
+			i++
+		default:
+			var size int
+			r, size = utf8.DecodeRune(body[i:])
+			i += size
+		}
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			return utf8.AppendRune(dst, utf8.RuneError), n
+		}
+		dst = utf8.AppendRune(dst, r)
+		units += w
+	}
+	return dst, units
+}
+
+// unescape decodes the escape at body[i] and returns the rune and where
+// the next one starts; a lone surrogate is U+FFFD.
+func unescape(body []byte, i int) (rune, int) {
+	switch body[i+1] {
+	case 'n':
+		return '\n', i + 2
+	case 't':
+		return '\t', i + 2
+	case 'r':
+		return '\r', i + 2
+	case 'b':
+		return '\b', i + 2
+	case 'f':
+		return '\f', i + 2
+	case 'u':
+		r, ok := hex4At(body, i+2)
+		if !ok {
+			return utf8.RuneError, i + 2
+		}
+		if r >= 0xD800 && r < 0xDC00 && i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
+			if r2, ok := hex4At(body, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+				return (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000, i + 12
+			}
+		}
+		if r >= 0xD800 && r <= 0xDFFF {
+			return utf8.RuneError, i + 6
+		}
+		return r, i + 6
+	}
+	return rune(body[i+1]), i + 2 // \" \\ \/
+}
+
+func hex4At(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

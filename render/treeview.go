@@ -1,0 +1,358 @@
+package render
+
+import (
+	"math"
+	"runtime"
+
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/tree"
+)
+
+// tree.txt and its filter variants: pi's /tree selector as text. A row is
+// what the selector draws for an entry (its indentation and connectors,
+// "• " on the active path, "[label] ", pi's text for the entry), then a tab
+// and the entry's id, so that `cut -f2` or `awk '{print $NF}'` gives ids to
+// write to leaf. A file has no terminal width: rows are never cut to one,
+// and the line feeds, carriage returns and tabs that pi leaves in some
+// texts become spaces, so that a row is one line.
+
+// textUnits is how much of a message's text a row shows, in UTF-16 code
+// units (pi's extractContent).
+const textUnits = 200
+
+// TreeText is the selector's view of t with filter f and leaf as the
+// active leaf (t.FileLeafID() for the session's own view, a branch's tip
+// for that branch's). home is the user's home directory, which pi writes
+// as "~" in the paths of tool calls ("" for none).
+func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
+	s := t.Selector(leaf, f)
+	b := rowParts(len(s.Rows))
+	bufs := make([][]byte, len(b)-1)
+	par.Each(len(bufs), func(k int) {
+		est := 0
+		for i := b[k]; i < b[k+1]; i++ {
+			est += s.Rows[i].Indent*5 + rowBytes
+		}
+		buf := make([]byte, 0, est)
+		for i := b[k]; i < b[k+1]; i++ {
+			buf = appendTreeRow(buf, s, &s.Rows[i], home)
+		}
+		bufs[k] = buf
+	})
+	return concat(bufs...)
+}
+
+// TreeTextSize is len(TreeText(...)), counted a row at a time.
+func TreeTextSize(t *tree.Tree, leaf string, f tree.Filter, home string) int64 {
+	s := t.Selector(leaf, f)
+	b := rowParts(len(s.Rows))
+	sizes := make([]int64, len(b)-1)
+	par.Each(len(sizes), func(k int) {
+		bp := getScratch()
+		defer putScratch(bp)
+		for i := b[k]; i < b[k+1]; i++ {
+			*bp = appendTreeRow((*bp)[:0], s, &s.Rows[i], home)
+			sizes[k] += int64(len(*bp))
+		}
+	})
+	var n int64
+	for _, k := range sizes {
+		n += k
+	}
+	return n
+}
+
+// A view of fewer rows than parRows is done on the caller's goroutine.
+// A part's buffer is made for rowBytes a row besides its indentation (at
+// most five bytes a level): most rows show 200 units of text.
+const (
+	parRows  = 4096
+	rowBytes = 240
+)
+
+// rowParts cuts n rows into runs, one per part.
+func rowParts(n int) []int {
+	parts := 1
+	if n >= parRows {
+		parts = runtime.GOMAXPROCS(0) * partsPerCore
+	}
+	return par.Ranges(n, parts, func(int) int { return 1 })
+}
+
+// appendTreeRow appends one row and its line feed.
+func appendTreeRow(dst []byte, s *tree.Selector, r *tree.Row, home string) []byte {
+	start := len(dst)
+	dst = r.AppendPrefix(dst)
+	if r.Active {
+		dst = append(dst, "• "...)
+	}
+	if lab, ok := s.Tree().LabelValue(r.Node.ID); ok {
+		dst = append(dst, '[')
+		dst = appendJSString(dst, lab)
+		dst = append(dst, "] "...)
+	}
+	dst = AppendEntryText(dst, s, r.Node, home)
+	return appendID(dst, start, r.Node.ID)
+}
+
+// appendID ends the row that starts at dst[start]: its line feeds, carriage
+// returns and tabs become spaces, then a tab, the id and a line feed.
+func appendID(dst []byte, start int, id string) []byte {
+	oneLine(dst[start:])
+	dst = append(dst, '\t')
+	k := len(dst)
+	dst = append(dst, id...)
+	oneLine(dst[k:])
+	return append(dst, '\n')
+}
+
+// oneLine turns line feeds, carriage returns and tabs into spaces.
+func oneLine(b []byte) {
+	for i, c := range b {
+		if c == '\n' || c == '\r' || c == '\t' {
+			b[i] = ' '
+		}
+	}
+}
+
+// AppendEntryText appends what pi's /tree selector shows for an entry
+// (getEntryDisplayText): "user: " or "assistant: " and the first 200 UTF-16
+// units of the text, normalized; a tool result as its call
+// ("[read: ~/src/a.go:10-20]"); a setting or bookkeeping entry in brackets.
+// Where pi throws on a value of an unexpected type, pifs takes it as
+// JavaScript's String() would, or takes tool-call arguments as {}.
+func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []byte {
+	e := n.Entry
+	switch e.Type {
+	case "message":
+		m := e.Msg
+		switch jsjson.KindOf(jsjson.Get(m, "role")) {
+		case jsjson.String:
+		default:
+			return append(appendJSString(append(dst, '['), jsjson.Get(m, "role")), ']')
+		}
+		switch e.Role {
+		case "user":
+			dst = append(dst, "user: "...)
+			return normalizeFrom(appendContentStart(dst, e.MsgContent, textUnits), len(dst))
+		case "assistant":
+			dst = append(dst, "assistant: "...)
+			k := len(dst)
+			if dst = normalizeFrom(appendContentStart(dst, e.MsgContent, textUnits), k); len(dst) > k {
+				return dst
+			}
+			if stop := jsjson.Get(m, "stopReason"); jsjson.KindOf(stop) == jsjson.String && jsjson.KeyIs(stop, "aborted") {
+				return append(dst, "(aborted)"...)
+			}
+			if em := jsjson.Get(m, "errorMessage"); jsjson.Truthy(em) {
+				return cutFrom(normalizeFrom(appendJSString(dst, em), k), k, 80)
+			}
+			return append(dst, "(no content)"...)
+		case "toolResult":
+			if id := jsjson.Get(m, "toolCallId"); jsjson.Truthy(id) {
+				if call := s.ToolCall(id); call != nil {
+					return appendToolCall(dst, jsjson.Get(call, "name"), jsjson.Get(call, "arguments"), home)
+				}
+			}
+			name := jsjson.Get(m, "toolName")
+			if k := jsjson.KindOf(name); k == jsjson.Null || k == jsjson.Invalid {
+				name = []byte(`"tool"`)
+			}
+			return append(appendJSString(append(dst, '['), name), ']')
+		case "bashExecution":
+			cmd := jsjson.Get(m, "command")
+			if k := jsjson.KindOf(cmd); k == jsjson.Null || k == jsjson.Invalid {
+				cmd = []byte(`""`)
+			}
+			dst = append(dst, "[bash]: "...)
+			return normalizeFrom(appendJSString(dst, cmd), len(dst))
+		}
+		return append(append(append(dst, '['), e.Role...), ']')
+	case "custom_message":
+		dst = append(appendJSString(append(dst, '['), e.Get("customType")), "]: "...)
+		return normalizeFrom(appendCustomContent(dst, e.Get("content")), len(dst))
+	case "compaction":
+		k := jsRound(jsjson.ToNumber(e.Get("tokensBefore")) / 1000)
+		return append(appendJSNumber(append(dst, "[compaction: "...), k), "k tokens]"...)
+	case "branch_summary":
+		dst = append(dst, "[branch summary]: "...)
+		return normalizeFrom(appendJSString(dst, e.Get("summary")), len(dst))
+	case "model_change":
+		return append(appendJSString(append(dst, "[model: "...), e.Get("modelId")), ']')
+	case "thinking_level_change":
+		return append(appendJSString(append(dst, "[thinking: "...), e.Get("thinkingLevel")), ']')
+	case "custom":
+		return append(appendJSString(append(dst, "[custom: "...), e.Get("customType")), ']')
+	case "context_edit":
+		what := "[context replace: "
+		if jsjson.KindOf(e.Get("replacement")) == jsjson.Null {
+			what = "[context omit: "
+		}
+		return append(appendJSString(append(dst, what...), e.Get("targetId")), ']')
+	case "label":
+		lab := e.Get("label")
+		if k := jsjson.KindOf(lab); k == jsjson.Null || k == jsjson.Invalid {
+			lab = []byte(`"(cleared)"`)
+		}
+		return append(appendJSString(append(dst, "[label: "...), lab), ']')
+	case "session_info":
+		if name := e.Get("name"); jsjson.Truthy(name) {
+			return append(appendJSString(append(dst, "[title: "...), name), ']')
+		}
+		return append(dst, "[title: empty]"...)
+	}
+	return dst
+}
+
+// appendContentStart appends the first n UTF-16 units of a message's
+// text: a string content, or its text blocks run together (pi's
+// extractContent). Only as much of the text as is shown is decoded.
+func appendContentStart(dst, content []byte, n int) []byte {
+	switch jsjson.KindOf(content) {
+	case jsjson.String:
+		dst, _ = appendStringStart(dst, content, n)
+		return dst
+	case jsjson.Array:
+	default:
+		return dst
+	}
+	units := 0
+	jsjson.Elements(content, func(block []byte) bool {
+		text, ok := tree.BlockText(block)
+		if !ok {
+			return true
+		}
+		var u int
+		if jsjson.KindOf(text) == jsjson.String {
+			dst, u = appendStringStart(dst, text, n-units)
+		} else {
+			k := len(dst)
+			dst = cutFrom(appendJSString(dst, text), k, n-units)
+			u = utf16Len(string(dst[k:]))
+		}
+		units += u
+		return units < n
+	})
+	return dst
+}
+
+// appendCustomContent appends a custom_message's text: a string content,
+// or its text blocks joined (elements that are not objects are skipped,
+// and a text that is null or missing adds nothing).
+func appendCustomContent(dst, content []byte) []byte {
+	switch jsjson.KindOf(content) {
+	case jsjson.String:
+		return appendJSString(dst, content)
+	case jsjson.Array:
+	default:
+		return dst
+	}
+	jsjson.Elements(content, func(b []byte) bool {
+		if t, ok := tree.BlockText(b); ok && jsjson.KindOf(t) != jsjson.Null && t != nil {
+			dst = appendJSString(dst, t)
+		}
+		return true
+	})
+	return dst
+}
+
+// appendToolCall appends pi's summary of a tool call (formatToolCall):
+// the tool and its path or command, or for other tools their arguments as
+// JSON, cut at 40 units.
+func appendToolCall(dst, name, args []byte, home string) []byte {
+	arg := func(key string) []byte {
+		if jsjson.KindOf(args) == jsjson.Object {
+			return jsjson.Get(args, key)
+		}
+		return nil
+	}
+	// or is `a || b || def` of String()s.
+	or := func(def string, keys ...string) string {
+		for _, k := range keys {
+			if v := arg(k); jsjson.Truthy(v) {
+				return jsString(v)
+			}
+		}
+		return def
+	}
+	n := ""
+	if jsjson.KindOf(name) == jsjson.String {
+		n, _ = jsjson.Unquote(name)
+	}
+	switch n {
+	case "read":
+		dst = append(append(dst, "[read: "...), shortenHome(or("", "path", "file_path"), home)...)
+		return append(appendReadRange(dst, arg("offset"), arg("limit")), ']')
+	case "write", "edit":
+		return append(append(append(append(dst, '['), n...), ": "...), shortenHome(or("", "path", "file_path"), home)+"]"...)
+	case "bash":
+		raw := or("", "command")
+		dst = append(append(dst, "[bash: "...), utf16Cut(normalize(raw), 50)...)
+		if utf16Len(raw) > 50 {
+			dst = append(dst, "..."...)
+		}
+		return append(dst, ']')
+	case "grep":
+		return append(dst, "[grep: /"+or("", "pattern")+"/ in "+shortenHome(or(".", "path"), home)+"]"...)
+	case "find":
+		return append(dst, "[find: "+or("", "pattern")+" in "+shortenHome(or(".", "path"), home)+"]"...)
+	case "ls":
+		return append(dst, "[ls: "+shortenHome(or(".", "path"), home)+"]"...)
+	}
+	js := "{}"
+	if args != nil {
+		js = string(jsjson.AppendCanonical(nil, args))
+	}
+	dst = append(appendJSString(append(dst, '['), name), ": "...)
+	dst = append(dst, utf16Cut(js, 40)...)
+	if utf16Len(js) > 40 {
+		dst = append(dst, "..."...)
+	}
+	return append(dst, ']')
+}
+
+// appendReadRange appends pi's formatReadLineRange: ":start" or
+// ":start-end" from a read's offset and limit (numbers or numeric
+// strings); nothing when both are missing or one is malformed.
+func appendReadRange(dst, offset, limit []byte) []byte {
+	none := func(v []byte) bool { k := jsjson.KindOf(v); return k == jsjson.Null || k == jsjson.Invalid }
+	if none(offset) && none(limit) {
+		return dst
+	}
+	start := 1.0
+	if !none(offset) {
+		v, ok := lineNumber(offset)
+		if !ok {
+			return dst
+		}
+		start = v
+	}
+	if none(limit) {
+		return appendJSNumber(append(dst, ':'), start)
+	}
+	count, ok := lineNumber(limit)
+	if !ok {
+		return dst
+	}
+	dst = appendJSNumber(append(dst, ':'), start)
+	if end := start + count - 1; end != 0 {
+		dst = appendJSNumber(append(dst, '-'), end)
+	}
+	return dst
+}
+
+// lineNumber is a finite number, or a string that is one.
+func lineNumber(v []byte) (float64, bool) {
+	switch jsjson.KindOf(v) {
+	case jsjson.Number:
+	case jsjson.String:
+		if s, _ := jsjson.Unquote(v); jsjson.Trim(s) == "" {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	f := jsjson.ToNumber(v)
+	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+}

@@ -1,0 +1,472 @@
+package tree
+
+import (
+	"bytes"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// What pi 1.6's /tree selector shows of a session: which entries each of
+// its five filter modes lists, in which order, at which indentation, with
+// which connectors, and which of them are on the active path. The row text
+// is a rendering (render.TreeText); the facts below are pi's rules.
+
+// Filter is one of the /tree selector's filter modes.
+type Filter uint8
+
+// The filter modes, in the order pi cycles through them.
+const (
+	// FilterDefault hides settings and bookkeeping entries (label,
+	// context_edit, custom, model_change, thinking_level_change,
+	// session_info).
+	FilterDefault Filter = iota
+	// FilterNoTools is the default view without tool results.
+	FilterNoTools
+	// FilterUserOnly lists user messages only.
+	FilterUserOnly
+	// FilterLabeledOnly lists labelled entries only.
+	FilterLabeledOnly
+	// FilterAll lists every entry (but those every mode hides).
+	FilterAll
+)
+
+// Filters are the filter modes, in pi's order.
+var Filters = []Filter{FilterDefault, FilterNoTools, FilterUserOnly, FilterLabeledOnly, FilterAll}
+
+var filterNames = [...]string{"default", "no-tools", "user-only", "labeled-only", "all"}
+
+// String is the mode's name as pi spells it (its treeFilterMode setting).
+func (f Filter) String() string {
+	if int(f) < len(filterNames) {
+		return filterNames[f]
+	}
+	return "unknown"
+}
+
+// FileName is the name of the session file that shows the mode: tree.txt
+// for the default, tree-<mode>.txt for the others.
+func (f Filter) FileName() string {
+	if f == FilterDefault {
+		return "tree.txt"
+	}
+	return "tree-" + f.String() + ".txt"
+}
+
+// Connector is what a row draws at its last indentation level.
+type Connector uint8
+
+// The connectors.
+const (
+	NoConnector Connector = iota
+	Tee                   // "├─ ": a branch with siblings after it
+	Elbow                 // "└─ ": the last branch
+)
+
+// Row is one row of the selector.
+type Row struct {
+	Node *Node
+	// Active: the entry is on the path from the root to the active leaf
+	// (pi marks it with "• ").
+	Active bool
+	// Indent is the number of three-column levels before the entry.
+	Indent int
+	// Connector is drawn at the last level (when Indent > 0).
+	Connector Connector
+
+	gutters *gutter // the vertical lines of the levels above, newest first
+
+	// pi's layout state, kept while the rows are laid out.
+	parent       int32 // index of the nearest listed ancestor's row, -1 for none
+	indent       int   // pi's indent, before the shift for several roots
+	justBranched bool
+	showConn     bool
+	isLast       bool
+	virtualRoot  bool
+	kids         *gutter // the gutters this row's children inherit
+}
+
+// gutter is a vertical line ("│") or its blank, at one level, inherited
+// from an ancestor that drew a connector.
+type gutter struct {
+	pos  int
+	show bool
+	next *gutter // the gutter of an older ancestor
+}
+
+// AppendPrefix appends the row's indentation: a vertical line or blank
+// for each level an ancestor's gutter covers, the connector at the last
+// level, three columns per level. (pi draws "⊟" in the connector of a row
+// that can be folded; a file cannot be folded, so the line is plain.)
+func (r *Row) AppendPrefix(dst []byte) []byte {
+	if r.Indent == 0 {
+		return dst
+	}
+	// pi takes the first gutter at a level in its list, oldest first.
+	var buf [64]int8
+	var level []int8 // 0: none, 1: "│", 2: blank
+	if r.Indent <= len(buf) {
+		level = buf[:r.Indent]
+	} else {
+		level = make([]int8, r.Indent)
+	}
+	for g := r.gutters; g != nil; g = g.next {
+		if g.pos < len(level) {
+			level[g.pos] = 2
+			if g.show {
+				level[g.pos] = 1
+			}
+		}
+	}
+	for i, g := range level {
+		switch {
+		case g == 1:
+			dst = append(dst, "│  "...)
+		case g == 2:
+			dst = append(dst, "   "...)
+		case i == r.Indent-1 && r.Connector == Tee:
+			dst = append(dst, "├─ "...)
+		case i == r.Indent-1 && r.Connector == Elbow:
+			dst = append(dst, "└─ "...)
+		default:
+			dst = append(dst, "   "...)
+		}
+	}
+	return dst
+}
+
+// Selector is what pi's /tree selector lists for one active leaf and one
+// filter mode.
+type Selector struct {
+	Rows []Row
+	t    *Tree
+	// assistants are the assistant messages in the selector's walk order,
+	// where the tool calls that tool-result rows show are looked up.
+	assistants []*Node
+	callsOnce  sync.Once
+	calls      map[string][]byte
+}
+
+// Tree is the tree the selector lists.
+func (s *Selector) Tree() *Tree { return s.t }
+
+// ToolCall returns the toolCall block that a toolResult's toolCallId
+// (raw JSON) names, as pi's selector finds it: among the assistant
+// messages of every branch, the last in its walk order; nil when none. It
+// may be called from several goroutines.
+func (s *Selector) ToolCall(id []byte) []byte {
+	s.callsOnce.Do(func() {
+		s.calls = map[string][]byte{}
+		for _, n := range s.assistants {
+			jsjson.Elements(n.MsgContent, func(b []byte) bool {
+				if jsjson.KindOf(b) == jsjson.Object {
+					if isString(jsjson.Get(b, "type"), "toolCall") {
+						if key := jsjson.Get(b, "id"); key != nil {
+							s.calls[string(callKey(key))] = b
+						}
+					}
+				}
+				return true
+			})
+		}
+	})
+	return s.calls[string(callKey(id))]
+}
+
+// callKey is the map key of a tool call id: the value as JSON.stringify
+// writes it, which for most ids is the raw JSON.
+func callKey(id []byte) []byte {
+	if jsjson.KindOf(id) == jsjson.String && bytes.IndexByte(id, '\\') < 0 {
+		return id
+	}
+	return jsjson.AppendCanonical(nil, id)
+}
+
+// FileLeafID is the id of the file's last entry ("" when it has none):
+// pi's getLeafId, the active leaf of its /tree. After a leaf move by pifs it
+// is the move's record, which sits under the chosen entry.
+func (t *Tree) FileLeafID() string {
+	if e := t.Leaf(); e != nil {
+		return e.ID
+	}
+	return ""
+}
+
+// LabelValue is an entry's label as its label entry holds it (raw JSON),
+// for showing it as pi does (String(label)).
+func (t *Tree) LabelValue(id string) ([]byte, bool) {
+	l, ok := t.labels[id]
+	if !ok {
+		return nil, false
+	}
+	if l.seq > 0 && l.seq <= len(t.entries) {
+		if v := t.entries[l.seq-1].Get("label"); v != nil {
+			return v, true
+		}
+	}
+	return jsjson.Quote(nil, l.Text), true
+}
+
+// Selector lists the tree as pi's /tree selector does with leaf as the
+// active leaf (pi's is FileLeafID) and filter mode f:
+//
+//   - the order is a depth-first walk from the roots in which the branch
+//     holding the active leaf comes first among its siblings (and its
+//     root first among the roots);
+//   - usage entries are never listed, nor assistant messages without text
+//     that did not end in an error or abort (tool-call-only turns), unless
+//     one is the active leaf;
+//   - the mode then keeps what it shows (see Filter);
+//   - an entry hangs under its nearest listed ancestor: the indentation
+//     grows by one where an entry has several listed children and once
+//     more for the first entry after such a fork, and stays flat along a
+//     chain; several listed roots hang under an invisible common root.
+func (t *Tree) Selector(leaf string, f Filter) *Selector {
+	s := &Selector{t: t}
+	onPath := t.activePath(leaf)
+	active := func(n *Node) bool { return n.Seq < len(onPath) && onPath[n.Seq] }
+	type item struct {
+		n   *Node
+		row int32 // the row of the nearest listed ancestor
+	}
+	stack := make([]item, 0, 64)
+	pushAll := func(list []*Node, row int32) {
+		// Reversed, so that they pop in order; the active one pops first.
+		var first *Node
+		for i := len(list) - 1; i >= 0; i-- {
+			if n := list[i]; first == nil && active(n) {
+				first = n
+			} else {
+				stack = append(stack, item{n, row})
+			}
+		}
+		if first != nil {
+			stack = append(stack, item{first, row})
+		}
+	}
+	pushAll(t.roots, -1)
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := it.n
+		if n.Type == "message" && n.Role == "assistant" {
+			s.assistants = append(s.assistants, n)
+		}
+		row := it.row
+		if t.listed(n, leaf, f) {
+			s.Rows = append(s.Rows, Row{Node: n, Active: active(n), parent: row})
+			row = int32(len(s.Rows) - 1)
+		}
+		pushAll(n.Children, row)
+	}
+	s.layout()
+	return s
+}
+
+// activePath marks the nodes from the root to leaf, by their Seq; nothing
+// when leaf is not reachable from a root (pi's walk then stops at the
+// leaf itself, which it does not list).
+func (t *Tree) activePath(leaf string) []bool {
+	n := t.byID[leaf]
+	if leaf == "" || n == nil {
+		return nil
+	}
+	var chain []*Node
+	for ; n != nil; n = n.Parent {
+		if len(chain) > len(t.byID) {
+			return nil // a parent cycle
+		}
+		chain = append(chain, n)
+	}
+	on := make([]bool, t.entries[len(t.entries)-1].Seq+1)
+	for _, n := range chain {
+		on[n.Seq] = true
+	}
+	return on
+}
+
+// listed reports whether mode f lists n, leaf being the active leaf.
+func (t *Tree) listed(n *Node, leaf string, f Filter) bool {
+	if n.Type == "usage" {
+		return false
+	}
+	if n.Type == "message" && n.Role == "assistant" && n.ID != leaf {
+		if !hasText(n.MsgContent) && !endedBadly(jsjson.Get(n.Msg, "stopReason")) {
+			return false
+		}
+	}
+	switch f {
+	case FilterUserOnly:
+		return n.Type == "message" && n.Role == "user"
+	case FilterNoTools:
+		return !isSetting(n.Type) && !(n.Type == "message" && n.Role == "toolResult")
+	case FilterLabeledOnly:
+		_, ok := t.labels[n.ID]
+		return ok
+	case FilterAll:
+		return true
+	}
+	return !isSetting(n.Type)
+}
+
+// isSetting: the entry types the default view hides as bookkeeping.
+func isSetting(typ string) bool {
+	switch typ {
+	case "label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info":
+		return true
+	}
+	return false
+}
+
+// hasText reports whether message content has text that is not all white
+// space: a string, or a text block with such text. (pi throws on a text
+// that is not a string; pifs takes it as JavaScript's String() would.)
+func hasText(content []byte) bool {
+	switch jsjson.KindOf(content) {
+	case jsjson.String:
+		return !blank(content)
+	case jsjson.Array:
+		found := false
+		jsjson.Elements(content, func(b []byte) bool {
+			text, ok := BlockText(b)
+			if !ok {
+				return true
+			}
+			switch {
+			case !jsjson.Truthy(text):
+			case jsjson.KindOf(text) == jsjson.String:
+				found = !blank(text)
+			default:
+				found = true // a truthy non-string prints as something
+			}
+			return !found
+		})
+		return found
+	}
+	return false
+}
+
+// blank reports whether a raw JSON string holds only white space (as
+// String.prototype.trim sees it), looking no further than its first other
+// character.
+func blank(raw []byte) bool {
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == ' ':
+			i++
+		case c == '\\' && i+1 < len(body):
+			switch body[i+1] {
+			case 'n', 't', 'r', 'f':
+				i += 2
+			case 'u':
+				s, err := jsjson.Unquote(append(append([]byte{'"'}, body[i:min(i+6, len(body))]...), '"'))
+				if err != nil || jsjson.Trim(s) != "" {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			r, size := utf8.DecodeRune(body[i:])
+			if jsjson.Trim(string(r)) != "" {
+				return false
+			}
+			i += size
+		}
+	}
+	return true
+}
+
+// endedBadly: an assistant stopReason other than a normal stop or a tool
+// call (an error or an abort), which the selector always shows.
+func endedBadly(stop []byte) bool {
+	if !jsjson.Truthy(stop) {
+		return false
+	}
+	if jsjson.KindOf(stop) == jsjson.String {
+		v, _ := jsjson.Unquote(stop)
+		return v != "stop" && v != "toolUse"
+	}
+	return true
+}
+
+// layout computes each row's indentation, connector and gutters from its
+// place among the listed rows, as pi's recalculateVisualStructure does.
+// Rows are in depth-first order, so a row's parent is laid out before it.
+func (s *Selector) layout() {
+	rows := s.Rows
+	kids := make([]int32, len(rows))
+	last := make([]int32, len(rows))
+	roots, lastRoot := 0, int32(-1)
+	for i := range rows {
+		if p := rows[i].parent; p < 0 {
+			roots++
+			lastRoot = int32(i)
+		} else {
+			kids[p]++
+			last[p] = int32(i)
+		}
+	}
+	several := roots > 1
+	display := func(indent int) int {
+		if several {
+			return max(0, indent-1)
+		}
+		return indent
+	}
+	for i := range rows {
+		r := &rows[i]
+		if p := r.parent; p < 0 {
+			r.indent = 0
+			if several {
+				r.indent = 1
+			}
+			r.justBranched, r.showConn, r.virtualRoot = several, several, several
+			r.isLast = int32(i) == lastRoot
+		} else {
+			pr := &rows[p]
+			fork := kids[p] > 1
+			r.indent = pr.indent
+			if fork || (pr.justBranched && pr.indent > 0) {
+				r.indent++
+			}
+			r.justBranched, r.showConn = fork, fork
+			r.isLast = int32(i) == last[p]
+			r.gutters = pr.kids
+		}
+		r.kids = r.gutters
+		if r.showConn && !r.virtualRoot {
+			r.kids = &gutter{pos: max(0, display(r.indent)-1), show: !r.isLast, next: r.gutters}
+			r.Connector = Tee
+			if r.isLast {
+				r.Connector = Elbow
+			}
+		}
+		r.Indent = display(r.indent)
+	}
+}
+
+// isString reports whether a raw JSON value is the string s.
+func isString(v []byte, s string) bool {
+	return jsjson.KindOf(v) == jsjson.String && jsjson.KeyIs(v, s)
+}
+
+// BlockText is the raw text of a content block whose type is "text" (nil
+// when it has none); ok is false for any other block. It reads the block
+// once, as texts are long.
+func BlockText(block []byte) (text []byte, ok bool) {
+	var typ []byte
+	jsjson.Members(block, func(k, v []byte) bool {
+		if jsjson.KeyIs(k, "type") {
+			typ = v
+		} else if jsjson.KeyIs(k, "text") {
+			text = v
+		}
+		return true
+	})
+	return text, isString(typ, "text")
+}
