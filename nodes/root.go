@@ -117,10 +117,14 @@ func (r *Root) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return 0
 }
 
+// dirMtime is the store's mtime, for the folders that show the whole
+// store. A store that is not there (not created yet, moved away) leaves
+// them there, empty, dated at the epoch: the mount's root must always
+// answer, or the mountpoint itself is "no such file or directory".
 func dirMtime(path string) (time.Time, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return time.Time{}, ErrNotFound
+		return time.Time{}, nil
 	}
 	return fi.ModTime(), nil
 }
