@@ -67,6 +67,8 @@ type Tree struct {
 	// steps counts the nodes path walks visited (for tests that guard a
 	// cost).
 	steps int64
+	// exported holds what exports learnt of each entry (see export.go).
+	exported map[*sessions.Entry]exportLine
 }
 
 // Steps is how many nodes path walks have visited so far.

@@ -476,3 +476,59 @@ func Resolve(t testing.TB, dir string, env []string, flag string) Resolved {
 	}
 	return r
 }
+
+// Exported is pi's /export of one session (js/export.mjs): for each entry
+// id, the text serializeSessionBranch writes with that entry as the leaf;
+// under "@leaf", the export at the session's own leaf. Err holds what pi
+// threw for an id ("cycle" for one on a parent cycle, where pi loops). IDs
+// are the ids of pi's entries in file order ("" for an entry without a
+// string id), to map the random ones pi gives a version 1 file. Open is
+// what pi threw opening the file ("" when it opened it).
+type Exported struct {
+	Text map[string]string
+	Err  map[string]string
+	IDs  []string
+	Open string
+}
+
+// Export runs pi's serializeSessionBranch on a copy of each session file,
+// at every entry, in one node process, with dir as pi's working directory
+// ("" for this process's): pi gives a header without an absolute cwd the
+// path resolved from there. The result is by file, as given.
+func Export(t testing.TB, dir string, paths ...string) map[string]Exported {
+	t.Helper()
+	raw := NodeWith(t, NodeOptions{Dir: dir}, "export.mjs", paths...)
+	var m map[string]struct {
+		Exports map[string]json.RawMessage
+		IDs     []*string
+		Error   string
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("oracle: decoding export.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	res := map[string]Exported{}
+	for path, f := range m {
+		out := Exported{Text: map[string]string{}, Err: map[string]string{}, Open: f.Error}
+		for _, id := range f.IDs {
+			s := ""
+			if id != nil {
+				s = *id
+			}
+			out.IDs = append(out.IDs, s)
+		}
+		for k, v := range f.Exports {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				out.Text[k] = s
+				continue
+			}
+			var e struct{ Error string }
+			if err := json.Unmarshal(v, &e); err != nil {
+				t.Fatalf("oracle: export.mjs gave %s for %q", v, k)
+			}
+			out.Err[k] = e.Error
+		}
+		res[path] = out
+	}
+	return res
+}
