@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/pifs/pifs/internal/rename"
 )
 
 // ErrInside is returned for a file whose trash would be inside the folder
@@ -242,7 +242,7 @@ func (t *Trash) putIn(c trashDir, abs, original string) (Item, error) {
 		if !created {
 			continue
 		}
-		err = moveNoReplace(abs, it.File())
+		err = rename.NoReplace(abs, it.File())
 		if err == nil {
 			return it, nil
 		}
@@ -303,25 +303,6 @@ func createInfo(path string, content []byte) (bool, error) {
 		return false, err
 	}
 	return true, nil
-}
-
-// moveNoReplace renames src to dst unless dst exists (then an error that
-// is fs.ErrExist). Where the file system cannot rename without replacing
-// (RENAME_NOREPLACE is refused: NFS, some FUSE file systems), dst is made
-// a hard link, which also fails when it exists, and src's name is taken
-// away after: the file keeps a name at every moment.
-func moveNoReplace(src, dst string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, src, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.ENOTSUP) {
-		if err := os.Link(src, dst); err != nil {
-			return err
-		}
-		return os.Remove(src)
-	}
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: src, New: dst, Err: err}
-	}
-	return nil
 }
 
 // List returns the trashed files whose original path is in the folder
@@ -447,7 +428,7 @@ func (t *Trash) Restore(it Item) error {
 	if err := os.MkdirAll(filepath.Dir(it.Original), 0o755); err != nil {
 		return err
 	}
-	if err := moveNoReplace(it.File(), it.Original); err != nil {
+	if err := rename.NoReplace(it.File(), it.Original); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("cannot restore %s: %w; nothing was restored", it.Original, ErrTaken)
 		}
