@@ -532,3 +532,28 @@ func Export(t testing.TB, dir string, paths ...string) map[string]Exported {
 	}
 	return res
 }
+
+// ImportDest runs pi's /import (AgentSessionRuntime.importFromJsonl, under
+// Node 22) for each file, in a session whose folder is sessionDir, and
+// returns where pi would copy each (js/import.mjs: the import is cancelled
+// before the copy, so nothing is written), or what pi threw, as "error: …".
+func ImportDest(t testing.TB, sessionDir string, files ...string) map[string]string {
+	t.Helper()
+	raw := NodeWith(t, NodeOptions{Node22: true}, "import.mjs", append([]string{sessionDir}, files...)...)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("oracle: decoding import.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	out := map[string]string{}
+	for f, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[f] = s
+			continue
+		}
+		var e struct{ Error string }
+		_ = json.Unmarshal(v, &e)
+		out[f] = "error: " + e.Error
+	}
+	return out
+}
