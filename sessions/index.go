@@ -39,6 +39,8 @@ type Index struct {
 	// relook: the look under way (Update, Poll) gives a racy file a new
 	// version even when its signature is the same. Guarded by mu.
 	relook bool
+	// ids are byID's keys, sorted for lookups by prefix (see ByIDPrefix).
+	ids prefixIndex
 	// onDir is called with each folder whose contents the index relies on
 	// (the store, every project it read from), so a watcher can watch it.
 	onDir func(dir string)
@@ -837,6 +839,9 @@ func (x *Index) put(p *project, f *File) {
 	x.gen.Add(1)
 	if f.Header == nil {
 		return
+	}
+	if len(x.byID[f.Header.ID]) == 0 {
+		x.ids.add(f.Header.ID)
 	}
 	list := append(x.byID[f.Header.ID], f)
 	sort.Slice(list, func(i, j int) bool {

@@ -557,3 +557,31 @@ func ImportDest(t testing.TB, sessionDir string, files ...string) map[string]str
 	}
 	return out
 }
+
+// SessionArg resolves each arg as `pi --fork <arg>` and `pi --session
+// <arg>` do (js/sessionarg.mjs, under Node 22), run in cwd with sessionDir
+// as --session-dir ("" for none: pi's default store under
+// $PI_CODING_AGENT_DIR, which env may set). It returns the session file
+// each resolves to, "" where pi finds none.
+func SessionArg(t testing.TB, cwd, sessionDir string, env []string, args ...string) map[string]string {
+	t.Helper()
+	dir := sessionDir
+	if dir == "" {
+		dir = "-"
+	}
+	raw := NodeWith(t, NodeOptions{Node22: true, Env: env}, "sessionarg.mjs", append([]string{cwd, dir}, args...)...)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("oracle: decoding sessionarg.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	out := map[string]string{}
+	for a, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[a] = s
+		} else {
+			out[a] = ""
+		}
+	}
+	return out
+}
