@@ -79,28 +79,25 @@ func CheckImport(data []byte) (*Header, error) {
 // temporary file in the target folder, which is then renamed to the first
 // free name without replacing anything, or removed.
 func Import(store string, flat bool, project, name string, data []byte) (string, error) {
-	stem, err := checkImportNames(project, name)
-	if err != nil {
-		return "", err
-	}
-	h, err := CheckImport(data)
+	stem, h, err := checkImport(project, name, data)
 	if err != nil {
 		return "", err
 	}
 	return importAs(store, flat, project, name, stem, data, h)
 }
 
-// checkImportNames checks the names of an import and returns the file's
-// name without .jsonl.
-func checkImportNames(project, name string) (string, error) {
+// checkImport checks an import's names and bytes, and returns the file's
+// name without .jsonl and the session's header.
+func checkImport(project, name string, data []byte) (string, *Header, error) {
 	stem, ok := strings.CutSuffix(name, ".jsonl")
 	if !ok || stem == "" || !validFileName(name) {
-		return "", fmt.Errorf("%w: %q; pi lists only files named NAME.jsonl", ErrImportName, name)
+		return "", nil, fmt.Errorf("%w: %q; pi lists only files named NAME.jsonl", ErrImportName, name)
 	}
 	if project == "" || !validFileName(project) || project == "." || project == ".." {
-		return "", fmt.Errorf("%w: no project %q", fs.ErrNotExist, project)
+		return "", nil, fmt.Errorf("%w: no project %q", fs.ErrNotExist, project)
 	}
-	return stem, nil
+	h, err := CheckImport(data)
+	return stem, h, err
 }
 
 // importAs is Import of data checked already, whose header is h.
@@ -160,11 +157,7 @@ func importAs(store string, flat bool, project, name, stem string, data []byte, 
 // forking the session (its fork file) keeps a copy under a new id. The
 // first import reads the headers of the whole store, as by-id/ does.
 func (x *Index) Import(flat bool, project, name string, data []byte) (string, error) {
-	stem, err := checkImportNames(project, name)
-	if err != nil {
-		return "", err
-	}
-	h, err := CheckImport(data)
+	stem, h, err := checkImport(project, name, data)
 	if err != nil {
 		return "", err
 	}
