@@ -102,6 +102,7 @@ func TestExportMatchesPi(t *testing.T) {
 	if compared < 200 {
 		t.Errorf("only %d exports compared", compared)
 	}
+	t.Logf("%d exports of %d files compared with pi's", compared, len(files))
 }
 
 func empty(path string) bool {

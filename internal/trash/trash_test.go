@@ -391,3 +391,23 @@ func TestTopTrash(t *testing.T) {
 		t.Error("the refused file changed")
 	}
 }
+
+// FuzzParseInfo: any bytes parse without a panic; what parses has a Path,
+// and a Path written back parses the same.
+func FuzzParseInfo(f *testing.F) {
+	f.Add([]byte("[Trash Info]\nPath=/a/b%20c\nDeletionDate=2004-08-31T22:32:08\n"))
+	f.Add([]byte("[Trash Info]\r\nPath=%zz\r\n[x]\nPath=y"))
+	f.Add([]byte("Path=/a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, _, err := ParseInfo(data)
+		if err != nil {
+			return
+		}
+		if p == "" {
+			t.Fatal("parsed with an empty path")
+		}
+		if q, _, err := ParseInfo(formatInfo(p, fixed)); err != nil || q != p {
+			t.Fatalf("path %q written back parses as %q, %v", p, q, err)
+		}
+	})
+}
