@@ -38,6 +38,10 @@ type Index struct {
 	// relook: the look under way (Update, Poll) gives a racy file a new
 	// version even when its signature is the same. Guarded by mu.
 	relook bool
+	// ids are byID's keys, sorted for lookups by prefix (see ByIDPrefix).
+	ids prefixIndex
+	// lin is who forked whom (see Parent and Forks).
+	lin lineage
 	// onDir is called with each folder whose contents the index relies on
 	// (the store, every project it read from), so a watcher can watch it.
 	onDir func(dir string)
@@ -810,6 +814,10 @@ func (x *Index) put(p *project, f *File) {
 	if f.Header == nil {
 		return
 	}
+	if len(x.byID[f.Header.ID]) == 0 {
+		x.ids.add(f.Header.ID)
+	}
+	x.linAdd(f)
 	list := append(x.byID[f.Header.ID], f)
 	sort.Slice(list, func(i, j int) bool {
 		if list[i].Project != list[j].Project {
@@ -833,6 +841,7 @@ func (x *Index) unID(f *File) {
 	if f.Header == nil {
 		return
 	}
+	x.linRemove(f)
 	list := x.byID[f.Header.ID]
 	for i, g := range list {
 		if g == f {

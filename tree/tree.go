@@ -66,6 +66,8 @@ type Tree struct {
 	leafCtx    leafContext
 	// steps counts the nodes path walks visited (see Stats).
 	steps int64
+	// exported holds what exports learnt of each entry (see export.go).
+	exported map[*sessions.Entry]exportLine
 }
 
 // Stats are counts of the work a tree has done: the nodes its path walks

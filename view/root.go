@@ -26,10 +26,14 @@ var (
 	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
 )
 
+// dirMtime is a store folder's mtime. A store that is not there (not
+// created yet, moved away) leaves the folders that show it there, empty,
+// dated at the epoch: the mount's root must always answer, or the
+// mountpoint itself is "no such file or directory".
 func dirMtime(path string) (time.Time, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return time.Time{}, ErrNotFound
+		return time.Time{}, nil
 	}
 	return fi.ModTime(), nil
 }

@@ -590,3 +590,112 @@ func Navigate(t testing.TB, reqs []NavigateRequest) []Navigated {
 	}
 	return answers
 }
+
+// Exported is pi's /export of one session (js/export.mjs): for each entry
+// id, the text serializeSessionBranch writes with that entry as the leaf;
+// under "@leaf", the export at the session's own leaf. Err holds what pi
+// threw for an id ("cycle" for one on a parent cycle, where pi loops). IDs
+// are the ids of pi's entries in file order ("" for an entry without a
+// string id), to map the random ones pi gives a version 1 file. Open is
+// what pi threw opening the file ("" when it opened it).
+type Exported struct {
+	Text map[string]string
+	Err  map[string]string
+	IDs  []string
+	Open string
+}
+
+// Export runs pi's serializeSessionBranch on a copy of each session file,
+// at every entry, in one node process, with dir as pi's working directory
+// ("" for this process's): pi gives a header without an absolute cwd the
+// path resolved from there. The result is by file, as given.
+func Export(t testing.TB, dir string, paths ...string) map[string]Exported {
+	t.Helper()
+	raw := NodeWith(t, NodeOptions{Dir: dir}, "export.mjs", paths...)
+	var m map[string]struct {
+		Exports map[string]json.RawMessage
+		IDs     []*string
+		Error   string
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("oracle: decoding export.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	res := map[string]Exported{}
+	for path, f := range m {
+		out := Exported{Text: map[string]string{}, Err: map[string]string{}, Open: f.Error}
+		for _, id := range f.IDs {
+			s := ""
+			if id != nil {
+				s = *id
+			}
+			out.IDs = append(out.IDs, s)
+		}
+		for k, v := range f.Exports {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				out.Text[k] = s
+				continue
+			}
+			var e struct{ Error string }
+			if err := json.Unmarshal(v, &e); err != nil {
+				t.Fatalf("oracle: export.mjs gave %s for %q", v, k)
+			}
+			out.Err[k] = e.Error
+		}
+		res[path] = out
+	}
+	return res
+}
+
+// ImportDest runs pi's /import (AgentSessionRuntime.importFromJsonl, under
+// Node 22) for each file, in a session whose folder is sessionDir, and
+// returns where pi would copy each (js/import.mjs: the import is cancelled
+// before the copy, so nothing is written), or what pi threw, as "error: …".
+func ImportDest(t testing.TB, sessionDir string, files ...string) map[string]string {
+	t.Helper()
+	raw := NodeWith(t, NodeOptions{Node22: true}, "import.mjs", append([]string{sessionDir}, files...)...)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("oracle: decoding import.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	out := map[string]string{}
+	for f, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[f] = s
+			continue
+		}
+		var e struct{ Error string }
+		_ = json.Unmarshal(v, &e)
+		out[f] = "error: " + e.Error
+	}
+	return out
+}
+
+// SessionArg resolves each arg as `pi --fork <arg>` and `pi --session
+// <arg>` do (js/sessionarg.mjs, under Node 22), run in cwd with sessionDir
+// as --session-dir ("" for none: pi's default store under
+// $PI_CODING_AGENT_DIR, which env may set). It returns the session file
+// each resolves to, "" where pi finds none.
+func SessionArg(t testing.TB, cwd, sessionDir string, env []string, args ...string) map[string]string {
+	t.Helper()
+	dir := sessionDir
+	if dir == "" {
+		dir = "-"
+	}
+	raw := NodeWith(t, NodeOptions{Node22: true, Env: env}, "sessionarg.mjs", append([]string{cwd, dir}, args...)...)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("oracle: decoding sessionarg.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	out := map[string]string{}
+	for a, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[a] = s
+		} else {
+			out[a] = ""
+		}
+	}
+	return out
+}
