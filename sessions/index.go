@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/internal/persist"
 )
 
 // Index is a store as a mount lists it: its projects, their sessions known
@@ -42,8 +43,10 @@ type Index struct {
 	// onDir is called with each folder whose contents the index relies on
 	// (the store, every project it read from), so a watcher can watch it.
 	onDir func(dir string)
+	// cache keeps what the index learns of files across mounts (see Keep).
+	cache *persist.Cache
 
-	counts struct{ stats, headers, folders atomic.Int64 }
+	counts struct{ stats, headers, folders, kept atomic.Int64 }
 	gen    atomic.Uint64 // counts changes to the sessions held
 	// changed counts the looks that found changes (see Changed).
 	changed atomic.Uint64
@@ -97,6 +100,8 @@ type File struct {
 
 	mu    sync.Mutex
 	sizes map[string]int64
+
+	keptState
 }
 
 // Racy tells that the file had changed so shortly before this version was
@@ -107,18 +112,23 @@ func (f *File) Racy() bool { return f.racy }
 // Tail reads the end of the file once per version: the leaf and the last
 // activity.
 func (f *File) Tail() (Tail, error) {
+	f.takeKept()
 	f.tailOnce.Do(func() {
 		var version float64 = CurrentVersion
 		if f.Header != nil {
 			version = f.Header.Version
 		}
 		f.tail, f.tailErr = ReadTail(f.Path, version)
+		if f.tailErr == nil {
+			f.keep(map[string][]byte{factTail: encodeTail(f.tail)})
+		}
 	})
 	return f.tail, f.tailErr
 }
 
 // Size returns a size recorded for a view of this version of the file.
 func (f *File) Size(view string) (int64, bool) {
+	f.takeKept()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.sizes[view]
@@ -128,12 +138,21 @@ func (f *File) Size(view string) (int64, bool) {
 // SetSize records the size of a view of this version of the file, so that
 // stat never renders a view twice while the file is unchanged.
 func (f *File) SetSize(view string, n int64) {
+	f.takeKept()
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.sizes == nil {
 		f.sizes = map[string]int64{}
 	}
+	old, had := f.sizes[view]
 	f.sizes[view] = n
+	var sizes []byte
+	if !had || old != n {
+		sizes = encodeSizes(f.sizes)
+	}
+	f.mu.Unlock()
+	if sizes != nil {
+		f.keep(map[string][]byte{factSizes: sizes})
+	}
 }
 
 // KeepSizes takes the sizes of views recorded for an earlier version whose
@@ -143,11 +162,12 @@ func (f *File) KeepSizes(old *File) {
 	if old == nil || old == f {
 		return
 	}
+	old.takeKept()
 	old.mu.Lock()
 	sizes := maps.Clone(old.sizes)
 	old.mu.Unlock()
+	f.takeKept()
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	for k, v := range sizes {
 		if f.sizes == nil {
 			f.sizes = map[string]int64{}
@@ -155,6 +175,14 @@ func (f *File) KeepSizes(old *File) {
 		if _, ok := f.sizes[k]; !ok {
 			f.sizes[k] = v
 		}
+	}
+	var all []byte
+	if len(sizes) > 0 {
+		all = encodeSizes(f.sizes)
+	}
+	f.mu.Unlock()
+	if all != nil {
+		f.keep(map[string][]byte{factSizes: all})
 	}
 }
 
@@ -186,6 +214,10 @@ func (x *Index) OnDir(fn func(dir string)) {
 func (x *Index) Counts() (stats, headers int64) {
 	return x.counts.stats.Load(), x.counts.headers.Load()
 }
+
+// FromCache reports how many files the index took from the persistent
+// cache without reading them (for tests that guard a cost).
+func (x *Index) FromCache() int64 { return x.counts.kept.Load() }
 
 // FoldersRead reports how many times the index has read a project folder
 // (for tests that guard a cost).
@@ -797,6 +829,7 @@ func (x *Index) load(path string, old *File) *File {
 		return old
 	}
 	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig)}
+	f.cache = x.cache
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.Uid, f.Gid = st.Uid, st.Gid
 	}
@@ -805,6 +838,11 @@ func (x *Index) load(path string, old *File) *File {
 		if old.nameDone.Load() && old.nameErr == nil {
 			f.nameFrom = old.nameScan
 		}
+		f.keepHeader(nil)
+		return f
+	}
+	if old == nil && x.fromCache(path, f) {
+		x.counts.kept.Add(1)
 		return f
 	}
 	x.counts.headers.Add(1)
@@ -817,6 +855,7 @@ func (x *Index) load(path string, old *File) *File {
 	}
 	defer fd.Close()
 	f.Sig = SigOf(fi)
+	f.racy = f.racy || racy(f.Sig)
 	h, err := readHeader(fd)
 	switch {
 	case err == nil:
@@ -824,6 +863,8 @@ func (x *Index) load(path string, old *File) *File {
 	case !errors.Is(err, ErrNotSession):
 		f.Err = err
 	}
+	f.grown(fd)
+	f.keepHeader(fd)
 	return f
 }
 
