@@ -13,10 +13,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/nodes"
 	"github.com/pifs/pifs/sessions"
 )
@@ -50,8 +52,13 @@ type Options struct {
 	// walks both ways.
 	noReadDirPlus bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
-	// and their renderings (default DefaultCacheBytes).
+	// and their renderings, and the persistent cache's file, which is
+	// mapped in memory (default DefaultCacheBytes).
 	CacheBytes int64
+	// CacheDir, when set, is where what pifs learns of the store's files
+	// is kept across mounts, one file per store (see DiskCacheBytes); a
+	// new mount of an unchanged store reads the files from there.
+	CacheDir string
 	// PollInterval, when set, makes the watcher poll the store at this
 	// interval instead of using the kernel's change events; it polls
 	// anyway where the store's file system raises none (NFS, FUSE).
@@ -64,6 +71,11 @@ type Options struct {
 // DefaultCacheBytes is the default memory budget of a mount.
 const DefaultCacheBytes = 256 << 20
 
+// DiskCacheBytes is the part of a memory budget the persistent cache's
+// file may take: an eighth (32 MiB of the default 256 MiB). The records
+// used least recently are dropped beyond it.
+func DiskCacheBytes(budget int64) int64 { return budget / 8 }
+
 // FS is a mounted pifs.
 type FS struct {
 	Mountpoint string
@@ -71,6 +83,7 @@ type FS struct {
 	dirs       *noOpendir
 	root       *nodes.Root
 	watcher    *sessions.Watcher
+	cache      *persist.Cache // nil: none
 	logger     *slog.Logger
 	// mounted is set once server is: the watcher notifies only then.
 	mounted atomic.Bool
@@ -224,8 +237,18 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, err
 	}
 	o.SessionsDir = store
-	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes, Logger: o.Logger, Parsed: o.Parsed})
-	f := &FS{Mountpoint: mountpoint, root: root, logger: o.Logger}
+	inMemory := o.CacheBytes
+	var cache *persist.Cache
+	if o.CacheDir != "" {
+		// The file is mapped in memory: its bound is part of the budget.
+		bound := DiskCacheBytes(o.CacheBytes)
+		inMemory -= bound
+		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,
+			Log: func(msg string) { o.Logger.Warn(msg) }})
+	}
+	root := nodes.NewRoot(nodes.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: inMemory, Logger: o.Logger, Parsed: o.Parsed})
+	root.Index().Keep(cache)
+	f := &FS{Mountpoint: mountpoint, root: root, cache: cache, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
 	f.watcher = root.Index().Watch(sessions.WatchOptions{
@@ -235,6 +258,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	server, dirs, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
 	if err != nil {
 		f.watcher.Stop()
+		cache.Close()
 		// The checks above saw no mount here: a pifs mount now is ours.
 		if m, ok := mountAt(canonical(mountpoint)); ok && m.FSType == "fuse."+Name {
 			detach(m.Point)
@@ -373,7 +397,34 @@ func (f *FS) deliverOnce() {
 // stopped stops the goroutines that serve the mount besides the server.
 func (f *FS) stopped() {
 	f.watcher.Stop()
-	f.stopOnce.Do(func() { close(f.stop) })
+	f.stopOnce.Do(func() {
+		close(f.stop)
+		if err := f.cache.Close(); err != nil {
+			f.logger.Warn(fmt.Sprintf("persistent cache %s: %v", f.cache.Path(), err))
+		}
+	})
+}
+
+// Cache is the mount's persistent cache (nil: none).
+func (f *FS) Cache() *persist.Cache { return f.cache }
+
+// buildID names this build of pifs for the persistent cache: facts that
+// another build took (its parser, its renderings may differ) are not
+// used. The executable's identity changes with every build.
+func buildID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown " + time.Now().String() // nothing is trusted
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "unknown " + time.Now().String()
+	}
+	id := fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id += fmt.Sprintf(" %d:%d", st.Dev, st.Ino)
+	}
+	return id
 }
 
 // Wait blocks until the file system is unmounted.

@@ -33,9 +33,9 @@ Flags:
 const helpTail = `
 Mount options (-o, comma-separated, as in fstab):
   ro, allow_other, nonempty, debug, default_permissions, noatime, nosuid…;
-  pifs's own: cache_size=SIZE, log_file=FILE, pid_file=FILE, verbose,
-  foreground, sessions_dir=DIR; fstab-only ones (defaults, noauto, user,
-  _netdev, nofail, x-systemd.*) are ignored.
+  pifs's own: cache_size=SIZE, cache_dir=DIR, log_file=FILE, pid_file=FILE,
+  verbose, foreground, sessions_dir=DIR; fstab-only ones (defaults, noauto,
+  user, _netdev, nofail, x-systemd.*) are ignored.
 
 Examples:
   pifs ~/pi                                   # mount your sessions, foreground
