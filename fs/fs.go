@@ -51,6 +51,9 @@ type Options struct {
 	// noReadDirPlus turns READDIRPLUS off (-o noreaddirplus), to measure
 	// walks both ways.
 	noReadDirPlus bool
+	// noEvents polls without taking change events (-o noevents): what a
+	// store written only by other machines sees, to measure polling.
+	noEvents bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings, and the persistent cache's file, which is
 	// mapped in memory (default DefaultCacheBytes).
@@ -60,8 +63,11 @@ type Options struct {
 	// new mount of an unchanged store reads the files from there.
 	CacheDir string
 	// PollInterval, when set, makes the watcher poll the store at this
-	// interval instead of using the kernel's change events; it polls
-	// anyway where the store's file system raises none (NFS, FUSE).
+	// interval for changes made by other machines, besides taking the
+	// kernel's change events for those made on this one; it polls anyway
+	// where the store's file system raises none (NFS, FUSE). Sessions
+	// not written for a while are looked at less often in a large store
+	// (sessions.Index.PollTick).
 	PollInterval time.Duration
 	Logger       *slog.Logger
 	// Parsed, when set, is told the size of each session file parsed.
@@ -131,6 +137,8 @@ func parseMountOptions(o *Options) ([]string, error) {
 				o.NonEmpty = true
 			case opt == "readdirplus", opt == "noreaddirplus":
 				o.noReadDirPlus = opt == "noreaddirplus"
+			case opt == "events", opt == "noevents":
+				o.noEvents = opt == "noevents"
 			case opt == "auto_unmount":
 				// fusermount3 then stays to watch us, and go-fuse waits for
 				// it to exit: the mount would hang.
@@ -252,8 +260,9 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
 	f.watcher = root.Index().Watch(sessions.WatchOptions{
-		Poll:    o.PollInterval,
-		OnError: func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
+		Poll:     o.PollInterval,
+		NoEvents: o.noEvents,
+		OnError:  func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
 	}, f.apply)
 	server, dirs, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
 	if err != nil {
