@@ -50,7 +50,7 @@ type Index struct {
 	// cache keeps what the index learns of files across mounts (see Keep).
 	cache *persist.Cache
 
-	counts struct{ stats, headers, folders, kept atomic.Int64 }
+	counts struct{ stats, headers, folders, kept, reads atomic.Int64 }
 	files  atomic.Int64  // files held (see Sweep)
 	gen    atomic.Uint64 // counts changes to the sessions held
 	// changed counts the looks that found changes (see Changed).
@@ -125,6 +125,7 @@ func (f *File) Tail() (Tail, error) {
 		if f.Header != nil {
 			version = f.Header.Version
 		}
+		f.CountRead()
 		f.tail, f.tailErr = ReadTail(f.Path, version)
 		if f.tailErr == nil {
 			f.keep(map[string][]byte{factTail: encodeTail(f.tail)})
@@ -225,6 +226,11 @@ func (x *Index) Counts() (stats, headers int64) {
 // FromCache reports how many files the index took from the persistent
 // cache without reading them (for tests that guard a cost).
 func (x *Index) FromCache() int64 { return x.counts.kept.Load() }
+
+// Reads reports how many times the files' bytes were read besides their
+// headers: tails, name scans and the readers that tell File.CountRead
+// (for tests that guard a cost).
+func (x *Index) Reads() int64 { return x.counts.reads.Load() }
 
 // FoldersRead reports how many times the index has read a project folder
 // (for tests that guard a cost).
@@ -893,7 +899,7 @@ func (x *Index) load(path string, old *File) *File {
 		return old
 	}
 	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig), slot: slotOf(path)}
-	f.cache = x.cache
+	f.cache, f.reads = x.cache, &x.counts.reads
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.Uid, f.Gid = st.Uid, st.Gid
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pifs/pifs/internal/persist"
 )
@@ -292,9 +293,18 @@ func (f *File) takeKept() {
 	})
 }
 
+// CountRead tells the index that the file's bytes are read (see
+// Index.Reads).
+func (f *File) CountRead() {
+	if f.reads != nil {
+		f.reads.Add(1)
+	}
+}
+
 // keptState is the part of File that the persistent cache fills.
 type keptState struct {
 	cache    *persist.Cache
+	reads    *atomic.Int64 // the index's count of reads
 	kept     *kept
 	grewFrom *persist.Record
 	keptOnce sync.Once

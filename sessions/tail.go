@@ -231,6 +231,7 @@ func (f *File) NameKnown() bool {
 func (f *File) SessionName() (string, error) {
 	f.takeKept()
 	f.nameOnce.Do(func() {
+		f.CountRead()
 		f.nameScan, f.nameErr = scanName(f.Path, f.nameFrom)
 		f.nameDone.Store(true)
 		if f.nameErr == nil {

@@ -42,6 +42,7 @@ func ScanFile(f *sessions.File) (records []Record, name string, err error) {
 			from.partial, from.name = 0, from.complete
 		}
 	}
+	f.CountRead()
 	var c Collector
 	s := scanned{name: from.complete, complete: from.complete}
 	c.records = append(c.records, from.records...)

@@ -188,7 +188,7 @@ func (c *Cache) open() {
 	}
 	db, err := c.openFile(false)
 	if errors.Is(err, errUntrusted) {
-		c.log("discard", fmt.Sprintf("persistent cache %s discarded: %v", c.path, errors.Unwrap(err)))
+		c.log("discard", fmt.Sprintf("persistent cache %s discarded: %v; starting a new one", c.path, errors.Unwrap(err)))
 		if rerr := os.Remove(c.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 			c.log("open", fmt.Sprintf("persistent cache not used: cannot remove the untrusted %s: %v", c.path, rerr))
 			return
@@ -200,7 +200,7 @@ func (c *Cache) open() {
 		ro, rerr := c.openFile(true)
 		if rerr == nil {
 			c.db, c.write = ro, false
-			c.log("readonly", fmt.Sprintf("persistent cache %s is read only (%v): it is read, not updated", c.path, err))
+			c.log("readonly", fmt.Sprintf("persistent cache %s is read only (%v): it is read, not updated; make its folder writable or choose another with --cache-dir", c.path, err))
 			return
 		}
 	}
@@ -452,7 +452,7 @@ func (c *Cache) fail(err error) {
 	if c.db == nil {
 		return
 	}
-	c.log("corrupt", fmt.Sprintf("persistent cache %s not used any more: %v", c.path, err))
+	c.log("corrupt", fmt.Sprintf("persistent cache %s not used any more: %v; the next mount starts a new one", c.path, err))
 	c.markUntrusted()
 	c.db.Close()
 	c.db = nil
@@ -532,7 +532,7 @@ func (c *Cache) Flush() {
 		// nothing more is written this mount.
 		c.mu.Lock()
 		c.write = false
-		c.log("write", fmt.Sprintf("persistent cache %s not updated any more: %v", c.path, err))
+		c.log("write", fmt.Sprintf("persistent cache %s not updated any more this mount: %v; free space there or choose another folder with --cache-dir", c.path, err))
 		c.mu.Unlock()
 	}
 }
