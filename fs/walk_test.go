@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -312,24 +311,6 @@ func TestRestartReadsNothing(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log both the mount and the test touch.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestBadCache: whatever is wrong with the persistent cache (its file cut
 // short or not a cache, its folder read-only or on a full disk), a mount
 // answers as one without a cache, and says so in one log line.
@@ -400,7 +381,7 @@ func TestBadCache(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.prepare(t)
-			var log lockedBuffer
+			var log output
 			o := Options{SessionsDir: store, CacheDir: dir}
 			mnt := t.TempDir()
 			o.Logger = slog.New(slog.NewTextHandler(&log, nil))
