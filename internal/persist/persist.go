@@ -32,6 +32,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Format names the layout of a cache file; a file of another layout is
@@ -243,7 +244,7 @@ func (c *Cache) openFile(readOnly bool) (db *bolt.DB, err error) {
 		if errors.As(err, &errno) {
 			return nil, err // the file system's, not the file's
 		}
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("%s is in use by another pifs mount of the same store", c.path)
 		}
 		return nil, untrusted{fmt.Errorf("not a cache file (%v)", err)}
