@@ -119,7 +119,6 @@ func (f *File) Racy() bool { return f.racy }
 // Tail reads the end of the file once per version: the leaf and the last
 // activity.
 func (f *File) Tail() (Tail, error) {
-	f.takeKept()
 	f.tailOnce.Do(func() {
 		var version float64 = CurrentVersion
 		if f.Header != nil {
@@ -136,7 +135,6 @@ func (f *File) Tail() (Tail, error) {
 
 // Size returns a size recorded for a view of this version of the file.
 func (f *File) Size(view string) (int64, bool) {
-	f.takeKept()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.sizes[view]
@@ -146,7 +144,6 @@ func (f *File) Size(view string) (int64, bool) {
 // SetSize records the size of a view of this version of the file, so that
 // stat never renders a view twice while the file is unchanged.
 func (f *File) SetSize(view string, n int64) {
-	f.takeKept()
 	f.mu.Lock()
 	if f.sizes == nil {
 		f.sizes = map[string]int64{}
@@ -170,11 +167,9 @@ func (f *File) KeepSizes(old *File) {
 	if old == nil || old == f {
 		return
 	}
-	old.takeKept()
 	old.mu.Lock()
 	sizes := maps.Clone(old.sizes)
 	old.mu.Unlock()
-	f.takeKept()
 	f.mu.Lock()
 	for k, v := range sizes {
 		if f.sizes == nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/pifs/pifs/internal/persist"
@@ -46,20 +45,12 @@ func versionOf(s Sig) persist.Version {
 	return persist.Version{Dev: s.Dev, Ino: s.Ino, Size: s.Size, Mtime: s.Mtime, Ctime: s.Ctime}
 }
 
-// kept is what the persistent cache held for a file when the index first
-// looked at it: the facts of this very version, or of an earlier one the
-// file grew from.
-type kept struct {
-	rec  *persist.Record
-	same bool
-}
-
-// fromCache makes a File of path, whose stat is fi, from the cache's
-// record of it when that record is of this version: nothing is read.
-// Facts of an earlier version the file only grew from are passed on to
-// the File (its name scan goes on from where that stopped) once its
-// header and its bytes where the earlier version ended are found the same.
-// A version changed within racyWindow is never taken from the cache.
+// fromCache makes a File of path from the cache's record of it when that
+// record is of this version (f.Sig): nothing is read, and the header, the
+// tail, the name scan and the view sizes are set from it. A record of an
+// earlier version the file may have grown from is held (f.earlier) until
+// the file's header is read (see grown). A version changed within
+// racyWindow is never taken from the cache.
 func (x *Index) fromCache(path string, f *File) bool {
 	if x.cache == nil || f.racy {
 		return false
@@ -69,46 +60,71 @@ func (x *Index) fromCache(path string, f *File) bool {
 		return false
 	}
 	v := versionOf(f.Sig)
-	if rec.Version == v {
-		h, ok := rec.Facts[factHeader]
+	if rec.Version != v {
+		if rec.Version.Dev == v.Dev && rec.Version.Ino == v.Ino && rec.Version.Size < v.Size {
+			f.earlier = rec
+		}
+		return false
+	}
+	h, ok := rec.Facts[factHeader]
+	if !ok {
+		return false
+	}
+	if len(h) > 0 {
+		hdr, ok := parseHeader(h)
 		if !ok {
 			return false
 		}
-		if len(h) > 0 {
-			hdr, ok := parseHeader(h)
-			if !ok {
-				return false
-			}
-			f.Header = hdr
+		f.Header = hdr
+	}
+	// The File is not shared yet: its facts are set as a read would.
+	if b, ok := rec.Facts[factTail]; ok {
+		if t, ok := decodeTail(b); ok {
+			f.tailOnce.Do(func() { f.tail = t })
 		}
-		f.kept = &kept{rec: rec, same: true}
-		return true
 	}
-	if rec.Version.Dev == v.Dev && rec.Version.Ino == v.Ino && rec.Version.Size < v.Size {
-		f.kept = &kept{rec: rec}
+	if b, ok := rec.Facts[factName]; ok {
+		if n, ok := decodeName(b); ok {
+			f.nameOnce.Do(func() { f.nameScan = n })
+			f.nameDone.Store(true)
+		}
 	}
-	return false
+	if b, ok := rec.Facts[factSizes]; ok {
+		if m, ok := decodeSizes(b); ok {
+			f.sizes = m
+		}
+	}
+	return true
 }
 
-// grewFrom tells whether the file, whose header was just read as h from
-// fd, is the cache's earlier version with bytes appended: the same header
-// and the same bytes where that version ended.
-func (k *kept) grewFrom(fd io.ReaderAt, h *Header) bool {
-	if k == nil || k.same || h == nil {
-		return false
+// grown takes up the cache's earlier version of the file (f.earlier) when
+// the file, whose header was just read from fd, only grew from it: the
+// same header and the same bytes where that version ended. Its name scan
+// goes on from where that version's stopped, and other packages' facts of
+// it are offered (EarlierFact) to do the same.
+func (f *File) grown(fd io.ReaderAt) {
+	rec := f.earlier
+	f.earlier = nil
+	if rec == nil || f.Header == nil {
+		return
 	}
-	if old, ok := k.rec.Facts[factHeader]; !ok || !bytes.Equal(old, h.Raw) {
-		return false
+	if old, ok := rec.Facts[factHeader]; !ok || !bytes.Equal(old, f.Header.Raw) {
+		return
 	}
-	end, ok := k.rec.Facts[factEnd]
-	if !ok || int64(len(end)) > k.rec.Version.Size {
-		return false
+	end, ok := rec.Facts[factEnd]
+	if !ok || int64(len(end)) > rec.Version.Size {
+		return
 	}
 	buf := make([]byte, len(end))
-	if _, err := fd.ReadAt(buf, k.rec.Version.Size-int64(len(end))); err != nil {
-		return false
+	if _, err := fd.ReadAt(buf, rec.Version.Size-int64(len(end))); err != nil || !bytes.Equal(buf, end) {
+		return
 	}
-	return bytes.Equal(buf, end)
+	f.grewFrom = rec
+	if b, ok := rec.Facts[factName]; ok {
+		if n, ok := decodeName(b); ok && n.upTo <= rec.Version.Size {
+			f.nameFrom = n
+		}
+	}
 }
 
 // keep queues facts of this version for the cache; versions changed
@@ -121,39 +137,26 @@ func (f *File) keep(facts map[string][]byte) {
 	f.cache.Put(f.Path, versionOf(f.Sig), facts)
 }
 
-// keptFact is a fact the cache held for this version of the file.
-func (f *File) keptFact(name string) ([]byte, bool) {
-	if f.kept == nil || !f.kept.same {
+// Fact is a fact another package kept for this version of the file with
+// SetFact, in this mount or, the file unchanged, an earlier one. Facts are
+// kept in the persistent cache only: without one, or for a version changed
+// within racyWindow, there are none (the caller keeps its own copy). What
+// a fact means is the other package's: the index only keeps it.
+func (f *File) Fact(name string) ([]byte, bool) {
+	if f.cache == nil || f.racy || f.Err != nil {
 		return nil, false
 	}
-	b, ok := f.kept.rec.Facts[name]
+	rec, ok := f.cache.Get(f.Path)
+	if !ok || rec.Version != versionOf(f.Sig) {
+		return nil, false
+	}
+	b, ok := rec.Facts[name]
 	return b, ok
 }
 
-// Fact is a fact another package kept for this version of the file with
-// SetFact, from this mount or, when the file is unchanged, an earlier one.
-// What it means is the other package's: the index only keeps it.
-func (f *File) Fact(name string) ([]byte, bool) {
-	f.mu.Lock()
-	b, ok := f.facts[name]
-	f.mu.Unlock()
-	if ok {
-		return b, true
-	}
-	return f.keptFact(name)
-}
-
-// SetFact keeps a fact of this version of the file, for this mount and,
-// with a persistent cache, for later ones. b must not be changed after.
-func (f *File) SetFact(name string, b []byte) {
-	f.mu.Lock()
-	if f.facts == nil {
-		f.facts = map[string][]byte{}
-	}
-	f.facts[name] = b
-	f.mu.Unlock()
-	f.keep(map[string][]byte{name: b})
-}
+// SetFact keeps a fact of this version of the file in the persistent
+// cache (see Fact). b must not be changed after.
+func (f *File) SetFact(name string, b []byte) { f.keep(map[string][]byte{name: b}) }
 
 // EarlierFact is a fact kept for the version of the file this one grew
 // from (an earlier mount's), when the index found that it only grew: a
@@ -165,21 +168,6 @@ func (f *File) EarlierFact(name string) (b []byte, size int64, ok bool) {
 	}
 	b, ok = f.grewFrom.Facts[name]
 	return b, f.grewFrom.Version.Size, ok
-}
-
-// grown passes on the facts of the cache's earlier version of the file,
-// when the file only grew from it (see kept.grewFrom): its name scan goes
-// on from where that version's stopped. fd is the file, its header read.
-func (f *File) grown(fd io.ReaderAt) {
-	if !f.kept.grewFrom(fd, f.Header) {
-		return
-	}
-	f.grewFrom = f.kept.rec
-	if b, ok := f.grewFrom.Facts[factName]; ok {
-		if n, ok := decodeName(b); ok && n.upTo <= f.grewFrom.Version.Size {
-			f.nameFrom = n
-		}
-	}
 }
 
 // keepHeader queues the header (or that the file is no session) and,
@@ -258,41 +246,6 @@ func decodeSizes(b []byte) (map[string]int64, bool) {
 	return m, d.Err() == nil && d.Len() == 0
 }
 
-// keptOnce takes the facts the cache held for this version into the
-// File's own fields, once: the tail, the name, the sizes.
-func (f *File) takeKept() {
-	f.keptOnce.Do(func() {
-		if b, ok := f.keptFact(factTail); ok {
-			if t, ok := decodeTail(b); ok {
-				f.tailOnce.Do(func() { f.tail = t })
-			}
-		}
-		if b, ok := f.keptFact(factName); ok {
-			if n, ok := decodeName(b); ok {
-				f.nameOnce.Do(func() {
-					f.nameScan = n
-					f.nameDone.Store(true)
-				})
-			}
-		}
-		if b, ok := f.keptFact(factSizes); ok {
-			if m, ok := decodeSizes(b); ok {
-				f.mu.Lock()
-				if f.sizes == nil {
-					f.sizes = m
-				} else {
-					for k, v := range m {
-						if _, ok := f.sizes[k]; !ok {
-							f.sizes[k] = v
-						}
-					}
-				}
-				f.mu.Unlock()
-			}
-		}
-	})
-}
-
 // CountRead tells the index that the file's bytes are read (see
 // Index.Reads).
 func (f *File) CountRead() {
@@ -303,10 +256,10 @@ func (f *File) CountRead() {
 
 // keptState is the part of File that the persistent cache fills.
 type keptState struct {
-	cache    *persist.Cache
-	reads    *atomic.Int64 // the index's count of reads
-	kept     *kept
-	grewFrom *persist.Record
-	keptOnce sync.Once
-	facts    map[string][]byte // guarded by File.mu
+	cache *persist.Cache
+	reads *atomic.Int64 // the index's count of reads
+	// earlier is the cache's record of an earlier version, until the
+	// header is read; grewFrom that record, once found to be one the
+	// file grew from.
+	earlier, grewFrom *persist.Record
 }

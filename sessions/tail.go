@@ -210,7 +210,6 @@ func scanName(path string, from nameScan) (nameScan, error) {
 // (a parse, the usage scan), so that SessionName reads nothing. A later
 // version scans from the start.
 func (f *File) KnowName(name string) {
-	f.takeKept()
 	f.nameOnce.Do(func() {
 		f.nameScan = nameScan{name: name}
 		f.nameDone.Store(true)
@@ -221,7 +220,6 @@ func (f *File) KnowName(name string) {
 // NameKnown tells that the session's name is known for this version: from
 // a scan, a parse or KnowName.
 func (f *File) NameKnown() bool {
-	f.takeKept()
 	return f.nameDone.Load()
 }
 
@@ -229,7 +227,6 @@ func (f *File) NameKnown() bool {
 // the file; a version that only grew is scanned from where the last one
 // stopped.
 func (f *File) SessionName() (string, error) {
-	f.takeKept()
 	f.nameOnce.Do(func() {
 		f.CountRead()
 		f.nameScan, f.nameErr = scanName(f.Path, f.nameFrom)

@@ -80,9 +80,6 @@ func Kept(f *sessions.File) (records []Record, name string, ok bool) {
 // KeepParsed keeps the records and the name of a version of a session's
 // file that a parse found (see Records), for Kept.
 func KeepParsed(f *sessions.File, records []Record, name string) {
-	if _, ok := f.Fact(factRecords); ok {
-		return
-	}
 	s := scanned{records: records, name: name, complete: name}
 	f.SetFact(factRecords, s.encode())
 }
