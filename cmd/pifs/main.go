@@ -89,7 +89,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 		logFile     = flags.String("log-file", "", "append the log to `FILE` (default: stderr; with --daemon\n$XDG_STATE_HOME/pifs/pifs.log or ~/.local/state/pifs/pifs.log)")
 		verbose     = flags.CountP("verbose", "v", "log more: debug detail (start-up, unmount and warnings\nare always logged)")
 		debug       = flags.Bool("debug", false, "log every FUSE request (implies -v)")
-		poll        = flags.Duration("poll", 0, "look for changes to the store every `INTERVAL` (e.g. 1s)\ninstead of waiting for the kernel's change events, for a store\nthat other machines write over NFS; 0 uses events where they\nwork and polls every 500ms where not")
+		poll        = flags.Duration("poll", 0, "also look for changes every `INTERVAL` (e.g. 1s), for\na store other machines write over NFS (quiet sessions less\noften); 0 uses the kernel's change events where they work\nand polls every 500ms where not")
 		tz          = flags.String("tz", "Local", "time `ZONE` of the usage reports' days and months\n(UTC, Europe/Paris, …; default the local zone)")
 		pidFile     = flags.String("pid-file", "", "write the serving process's pid to `FILE`")
 		showVersion = flags.BoolP("version", "V", false, "print the version, commit and go-fuse version, and exit")
