@@ -7,6 +7,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/spf13/pflag v1.1.0
+	go.etcd.io/bbolt v1.4.3
 )
 
-require golang.org/x/sys v0.28.0
+require golang.org/x/sys v0.29.0

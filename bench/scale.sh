@@ -16,8 +16,13 @@
 #            10,000 sessions, a ~100 MB session of 60,000 entries);
 #   --floor: time figures 1, 2, 4 and 8 on bench/floor too, a FUSE server
 #            that serves the same names from memory and does nothing else
-#            (the least any FUSE server costs here). Builds it with gcc and
-#            libfuse3 (installed with apt when missing, as root).
+#            (the least any FUSE server costs here), and figure 9 (cat of
+#            large files again) on it with direct I/O as pifs reads (-d).
+#            Builds it with gcc and libfuse3 (installed with apt when
+#            missing, as root).
+# Figure 10 mounts with a persistent cache (--cache-dir WORK/cache), walks,
+# mounts again and walks; figures 1–8 mount with --cache-dir none. Figure
+# 7 measures polling with change events and alone (-o noevents).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)

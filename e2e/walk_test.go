@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,5 +212,151 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	relisted(filepath.Join(names[n-2], "entries"))
 	if got := m.Stats().ListedAlone - alone; got != 0 {
 		t.Errorf("after ls -l, the next listing gave %d names alone, want none", got)
+	}
+}
+
+// TestRestartReadsNothing: a new mount of an unchanged store, with the
+// persistent cache the last mount left, answers the walks a user starts
+// with (ls -l by-id, find -maxdepth 3, ls -l of every session folder, the
+// usage reports) without opening a session file: no header, tail or name
+// read, no usage scan, no parse; and as the first mount did. (ls -l of
+// MNT/<project>/latest/ still parses that session: a lookup in its
+// branches/ needs the tree.)
+func TestRestartReadsNothing(t *testing.T) {
+	store := demoStore(t)
+	time.Sleep(2100 * time.Millisecond) // out of the racy window: kept
+	cacheDir := t.TempDir()
+	walks := [][]string{
+		{"sh", "-c", "ls -l by-id"},
+		{"find", ".", "-maxdepth", "3"},
+		{"sh", "-c", "ls -l ./*/2*/"},
+		{"sh", "-c", "cat usage/*.csv ./*/usage/*.json"},
+	}
+	var first []string
+	for round := range 2 {
+		m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheDir: cacheDir})
+		x := m.Index()
+		for i, w := range walks {
+			out := run(t, mnt, w[0], w[1:]...)
+			if round == 0 {
+				first = append(first, out)
+			} else if out != first[i] {
+				t.Errorf("%v after a remount:\n%s\nbefore:\n%s", w, out, first[i])
+			}
+		}
+		xs := x.Stats()
+		if round == 0 && (xs.Headers == 0 || xs.Reads == 0) {
+			t.Fatalf("the first mount read %d headers, %d tails, names or records: the walks read nothing to keep", xs.Headers, xs.Reads)
+		}
+		if round == 1 {
+			if parsed := m.Stats().Parsed; xs.Headers != 0 || xs.Reads != 0 || parsed != 0 {
+				t.Errorf("after a remount: %d headers, %d tails, names or records read, %d sessions parsed; want none", xs.Headers, xs.Reads, parsed)
+			}
+			if xs.FromCache == 0 {
+				t.Error("nothing taken from the persistent cache")
+			}
+		}
+		if err := m.Unmount(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBadCache: whatever is wrong with the persistent cache (its file cut
+// short or not a cache, its folder read-only or on a full disk), a mount
+// answers as one without a cache, and says so in one log line.
+func TestBadCache(t *testing.T) {
+	store := demoStore(t)
+	time.Sleep(2100 * time.Millisecond)
+	walk := "ls -l by-id ./*/2*/ ./*/by-name; cat usage/sessions.csv"
+	_, plain := mountFS(t, mount.Options{SessionsDir: store})
+	want := run(t, plain, "sh", "-c", walk)
+	// fill writes a cache for store into dir with a mount of its own.
+	fill := func(t *testing.T, dir string) string {
+		m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheDir: dir})
+		run(t, mnt, "sh", "-c", walk)
+		if err := m.Unmount(); err != nil {
+			t.Fatal(err)
+		}
+		return m.Cache().Path()
+	}
+	tmpfs := func(t *testing.T, size string) string {
+		dir := t.TempDir()
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+			if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
+				t.Fatalf("mount tmpfs: %v: %s", err, out)
+			}
+			t.Skipf("cannot mount a tmpfs: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+		return dir
+	}
+	cases := []struct {
+		name, line string
+		prepare    func(t *testing.T) string
+	}{
+		{"cut short", "discarded: truncated", func(t *testing.T) string {
+			dir := t.TempDir()
+			path := fill(t, dir)
+			fi, _ := os.Stat(path)
+			os.Truncate(path, fi.Size()/2)
+			return dir
+		}},
+		{"not a cache", "discarded: not a cache file", func(t *testing.T) string {
+			dir := t.TempDir()
+			path := fill(t, dir)
+			os.WriteFile(path, []byte(strings.Repeat("x", 100000)), 0o600)
+			return dir
+		}},
+		{"read-only folder", "is read only", func(t *testing.T) string {
+			dir := tmpfs(t, "4m")
+			fill(t, dir)
+			if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+				t.Fatalf("remount ro: %v: %s", err, out)
+			}
+			return dir
+		}},
+		{"read-only folder, no cache yet", "persistent cache not used", func(t *testing.T) string {
+			dir := tmpfs(t, "4m")
+			exec.Command("mount", "-o", "remount,ro", dir).Run()
+			return dir
+		}},
+		{"full disk", "no space left on device", func(t *testing.T) string {
+			dir := tmpfs(t, "64k")
+			f, _ := os.Create(filepath.Join(dir, "fill"))
+			f.Write(make([]byte, 60<<10))
+			f.Close()
+			return dir
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := c.prepare(t)
+			var log output
+			o := mount.Options{SessionsDir: store, CacheDir: dir}
+			mnt := t.TempDir()
+			o.Logger = slog.New(slog.NewTextHandler(&log, nil))
+			m, err := mount.Mount(mnt, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				if got := run(t, mnt, "sh", "-c", walk); got != want {
+					t.Errorf("walk %d:\n%s\nwithout a cache:\n%s", i, got, want)
+				}
+			}
+			if err := m.Unmount(); err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for l := range strings.SplitSeq(log.String(), "\n") {
+				if strings.Contains(l, "persistent cache") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], c.line) {
+				t.Errorf("log: %q; want one line saying %q", lines, c.line)
+			}
+		})
 	}
 }

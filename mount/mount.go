@@ -13,10 +13,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/nodes"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/view"
@@ -50,12 +52,23 @@ type Options struct {
 	// noReadDirPlus turns READDIRPLUS off (-o noreaddirplus), to measure
 	// walks both ways.
 	noReadDirPlus bool
+	// noEvents polls without taking change events (-o noevents): what a
+	// store written only by other machines sees, to measure polling.
+	noEvents bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
-	// and their renderings (default DefaultCacheBytes).
+	// and their renderings, and the persistent cache's file, which is
+	// mapped in memory (default DefaultCacheBytes).
 	CacheBytes int64
+	// CacheDir, when set, is where what pifs learns of the store's files
+	// is kept across mounts, one file per store (see DiskCacheBytes); a
+	// new mount of an unchanged store reads the files from there.
+	CacheDir string
 	// PollInterval, when set, makes the watcher poll the store at this
-	// interval instead of using the kernel's change events; it polls
-	// anyway where the store's file system raises none (NFS, FUSE).
+	// interval for changes made by other machines, besides taking the
+	// kernel's change events for those made on this one; it polls anyway
+	// where the store's file system raises none (NFS, FUSE). Sessions
+	// not written for a while are looked at less often in a large store
+	// (sessions.Index.PollTick).
 	PollInterval time.Duration
 	Logger       *slog.Logger
 	// Parsed, when set, is told the size of each session file parsed.
@@ -68,6 +81,11 @@ type Options struct {
 // DefaultCacheBytes is the default memory budget of a mount.
 const DefaultCacheBytes = 256 << 20
 
+// DiskCacheBytes is the part of a memory budget the persistent cache's
+// file may take: an eighth (32 MiB of the default 256 MiB). The records
+// used least recently are dropped beyond it.
+func DiskCacheBytes(budget int64) int64 { return budget / 8 }
+
 // FS is a mounted pifs.
 type FS struct {
 	Mountpoint string
@@ -76,6 +94,7 @@ type FS struct {
 	view       *view.View
 	root       *nodes.Root
 	watcher    *sessions.Watcher
+	cache      *persist.Cache // nil: none
 	logger     *slog.Logger
 	// mounted is set once server is: the watcher notifies only then.
 	mounted atomic.Bool
@@ -123,6 +142,8 @@ func parseMountOptions(o *Options) ([]string, error) {
 				o.NonEmpty = true
 			case opt == "readdirplus", opt == "noreaddirplus":
 				o.noReadDirPlus = opt == "noreaddirplus"
+			case opt == "events", opt == "noevents":
+				o.noEvents = opt == "noevents"
 			case opt == "auto_unmount":
 				// fusermount3 then stays to watch us, and go-fuse waits for
 				// it to exit: the mount would hang.
@@ -229,19 +250,31 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, err
 	}
 	o.SessionsDir = store
-	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: o.CacheBytes,
+	inMemory := o.CacheBytes
+	var cache *persist.Cache
+	if o.CacheDir != "" {
+		// The file is mapped in memory: its bound is part of the budget.
+		bound := DiskCacheBytes(o.CacheBytes)
+		inMemory -= bound
+		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,
+			Log: func(msg string) { o.Logger.Warn(msg) }})
+	}
+	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: inMemory,
 		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold})
+	v.Index().Keep(cache)
 	root := nodes.NewRoot(v, o.Logger)
-	f := &FS{Mountpoint: mountpoint, view: v, root: root, logger: o.Logger}
+	f := &FS{Mountpoint: mountpoint, view: v, root: root, cache: cache, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
 	f.watcher = v.Index().Watch(sessions.WatchOptions{
-		Poll:    o.PollInterval,
-		OnError: func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
+		Poll:     o.PollInterval,
+		NoEvents: o.noEvents,
+		OnError:  func(err error) { o.Logger.Warn("watcher: " + err.Error()) },
 	}, f.apply)
 	server, dirs, err := mountRoot(mountpoint, root, o, kernelOpts, f.watcher.Events())
 	if err != nil {
 		f.watcher.Stop()
+		cache.Close()
 		// The checks above saw no mount here: a pifs mount now is ours.
 		if m, ok := mountAt(canonical(mountpoint)); ok && m.FSType == "fuse."+Name {
 			detach(m.Point)
@@ -381,7 +414,34 @@ func (f *FS) deliverOnce() {
 // stopped stops the goroutines that serve the mount besides the server.
 func (f *FS) stopped() {
 	f.watcher.Stop()
-	f.stopOnce.Do(func() { close(f.stop) })
+	f.stopOnce.Do(func() {
+		close(f.stop)
+		if err := f.cache.Close(); err != nil {
+			f.logger.Warn(fmt.Sprintf("persistent cache %s: %v", f.cache.Path(), err))
+		}
+	})
+}
+
+// Cache is the mount's persistent cache (nil: none).
+func (f *FS) Cache() *persist.Cache { return f.cache }
+
+// buildID names this build of pifs for the persistent cache: facts that
+// another build took (its parser, its renderings may differ) are not
+// used. The executable's identity changes with every build.
+func buildID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown " + time.Now().String() // nothing is trusted
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "unknown " + time.Now().String()
+	}
+	id := fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id += fmt.Sprintf(" %d:%d", st.Dev, st.Ino)
+	}
+	return id
 }
 
 // Wait blocks until the file system is unmounted.
@@ -409,6 +469,9 @@ func (f *FS) Detach() error {
 
 // Stats are counts of the work the mount has done (see view.Stats).
 func (f *FS) Stats() view.Stats { return f.view.Stats() }
+
+// Index is the store index the mount reads through.
+func (f *FS) Index() *sessions.Index { return f.view.Index() }
 
 // Watching says how the mount learns of changes to the store: "change
 // events (inotify)" or "polling every 500ms".

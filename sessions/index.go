@@ -10,8 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/internal/persist"
 )
 
 // Index is a store as a mount lists it: its projects, their sessions known
@@ -28,9 +30,12 @@ import (
 type Index struct {
 	dir string
 
-	mu       sync.Mutex
-	loaded   bool // the store's folder was read
-	missing  bool // the store's folder does not exist (yet)
+	mu      sync.Mutex
+	loaded  bool // the store's folder was read
+	missing bool // the store's folder does not exist (yet)
+	// rootRead is the store folder's signature when it was last read
+	// (see project.read).
+	rootRead Sig
 	projects map[string]*project
 	flat     map[string]*File // files at the top of the store, by name
 	byID     map[string][]*File
@@ -45,8 +50,11 @@ type Index struct {
 	// onDir is called with each folder whose contents the index relies on
 	// (the store, every project it read from), so a watcher can watch it.
 	onDir func(dir string)
+	// cache keeps what the index learns of files across mounts (see Keep).
+	cache *persist.Cache
 
-	counts struct{ stats, headers, folders atomic.Int64 }
+	counts struct{ stats, headers, folders, kept, reads atomic.Int64 }
+	files  atomic.Int64  // files held (see Sweep)
 	gen    atomic.Uint64 // counts changes to the sessions held
 	// changed counts the looks that found changes (see Changed).
 	changed atomic.Uint64
@@ -87,6 +95,8 @@ type File struct {
 	// version was taken: a rewrite of the same size in the same timestamp
 	// tick would leave the same signature.
 	racy bool
+	// slot spreads the files over polls (see PollTick).
+	slot uint32
 
 	tailOnce sync.Once
 	tail     Tail
@@ -100,6 +110,8 @@ type File struct {
 
 	memoMu sync.Mutex
 	memo   any
+
+	keptState
 }
 
 // Racy tells that the file had changed so shortly before this version was
@@ -115,7 +127,11 @@ func (f *File) Tail() (Tail, error) {
 		if f.Header != nil {
 			version = f.Header.Version
 		}
+		f.CountRead()
 		f.tail, f.tailErr = ReadTail(f.Path, version)
+		if f.tailErr == nil {
+			f.keep(map[string][]byte{factTail: encodeTail(f.tail)})
+		}
 	})
 	return f.tail, f.tailErr
 }
@@ -157,14 +173,17 @@ func (x *Index) OnDir(fn func(dir string)) {
 }
 
 // Stats are counts of the work an index has done: the files it stat'ed,
-// the headers it read and the times it read a project folder.
+// the headers it read, the times it read a project folder, the files it
+// took from the persistent cache without reading them (FromCache), and the
+// times files' bytes were read besides their headers: tails, name scans
+// and the readers that tell File.CountRead (Reads).
 type Stats struct {
-	Stats, Headers, FoldersRead int64
+	Stats, Headers, FoldersRead, FromCache, Reads int64
 }
 
 // Stats returns the index's counts.
 func (x *Index) Stats() Stats {
-	return Stats{x.counts.stats.Load(), x.counts.headers.Load(), x.counts.folders.Load()}
+	return Stats{x.counts.stats.Load(), x.counts.headers.Load(), x.counts.folders.Load(), x.counts.kept.Load(), x.counts.reads.Load()}
 }
 
 // Missing tells that the store's folder does not exist (yet).
@@ -393,91 +412,125 @@ func (x *Index) update(path string, relook bool) []Change {
 
 // Poll looks at everything the index holds, for stores where no change
 // events come (network file systems), and returns what changed.
-func (x *Index) Poll() []Change {
-	quiet := x.quietProjects()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.relook = true
-	defer func() { x.relook = false }()
-	if !x.loaded {
-		return nil
-	}
-	changes := x.scanRoot()
-	for _, p := range x.projects {
-		if !p.folder {
-			continue
-		}
-		if p.loaded {
-			if read, ok := quiet[p]; ok && read == p.read {
-				continue // looked at without the lock: nothing changed
-			}
-			changes = append(changes, x.scanProject(p)...)
-			continue
-		}
-		for name := range p.files {
-			changes = append(changes, x.updateFile(p, name)...)
-		}
-	}
-	return x.counted(changes)
+func (x *Index) Poll() []Change { return x.poll(0, 1) }
+
+// PollTick is Poll spread over ticks of a poll every interval: each tick
+// looks at every folder (new and removed sessions), every file changed in
+// the last hotWindow (a session in use) or not trusted yet, and a share of
+// the others, so that every file is looked at within a sweep (see Sweep)
+// and a large store's polls cost a share of its stats each.
+func (x *Index) PollTick(tick uint64, interval time.Duration) []Change {
+	parts := int(x.Sweep(interval) / interval)
+	return x.poll(int(tick%uint64(max(parts, 1))), parts)
 }
 
-// quietProjects looks, without holding the index's lock, at the folder
-// and the files of every loaded project folder, and returns those in
-// which nothing changed since the index last looked, with the folder's
-// signature then: the same folder times as at a read it can trust, and
-// every file with the signature of its version, not read within the racy
-// window. Poll takes the lock only to look again at the others, so that a
-// poll of a large store holds up no lookup for its thousands of stats.
-func (x *Index) quietProjects() map[*project]Sig {
-	type snapshot struct {
-		p     *project
-		dir   string
-		read  Sig
-		files []*File
+// hotWindow: a file changed within it is in use (pi appends to it) and
+// looked at on every poll.
+const hotWindow = 10 * time.Minute
+
+// sweepRate is how many files that are not in use a poll looks at per
+// second: a stat costs about 3.5 µs where system calls are dear (a VM
+// with page-table isolation), so that looking at 1,000 a second costs
+// well under 1% of a core.
+const sweepRate = 500
+
+// Sweep is how long polling every interval takes to look at every file the
+// index holds: one interval up to 2×sweepRate files, longer beyond.
+func (x *Index) Sweep(interval time.Duration) time.Duration {
+	n := x.files.Load()
+	sweep := time.Duration(n) * time.Second / sweepRate
+	if sweep <= 2*interval || interval <= 0 {
+		return interval
+	}
+	return sweep.Round(interval)
+}
+
+// poll looks at the store's folders, at the files in use, and at the
+// other files whose slot is part (of parts). The files are stat'ed
+// without the index's lock, so that a poll of a large store holds up no
+// lookup for its thousands of stats; the lock is taken to look again at
+// what changed.
+func (x *Index) poll(part, parts int) []Change {
+	type look struct {
+		p          *project
+		dir        string
+		read       Sig
+		files      []*File // due this time
+		dirChanged bool
+		changed    []*File
 	}
 	x.mu.Lock()
 	if !x.loaded {
 		x.mu.Unlock()
 		return nil
 	}
-	var snaps []snapshot
+	now := time.Now().UnixNano()
+	due := func(f *File) bool {
+		return parts <= 1 || f.Err != nil || f.racy || now-f.Sig.Mtime < int64(hotWindow) ||
+			int(f.slot%uint32(parts)) == part
+	}
+	var looks []*look
 	for _, p := range x.projects {
-		if !p.folder || !p.loaded || p.read == (Sig{}) {
+		if !p.folder || !p.loaded {
 			continue
 		}
-		sn := snapshot{p: p, dir: filepath.Join(x.dir, p.name), read: p.read, files: make([]*File, 0, len(p.files))}
+		l := &look{p: p, dir: filepath.Join(x.dir, p.name), read: p.read}
 		for _, f := range p.files {
-			if !f.Flat {
-				sn.files = append(sn.files, f)
+			if !f.Flat && due(f) {
+				l.files = append(l.files, f)
 			}
 		}
-		snaps = append(snaps, sn)
+		looks = append(looks, l)
 	}
 	x.mu.Unlock()
-	quiet := make([]bool, len(snaps))
-	par.Each(len(snaps), func(i int) {
-		sn := snaps[i]
-		if sig, typ, err := statSig(sn.dir); err != nil || typ != syscall.S_IFDIR || sig != sn.read {
+	par.Each(len(looks), func(i int) {
+		l := looks[i]
+		// A folder's times change when a name in it is added, removed or
+		// renamed (see scanProject).
+		if sig, typ, err := statSig(l.dir); l.read == (Sig{}) || err != nil || typ != syscall.S_IFDIR || sig != l.read {
+			l.dirChanged = true
 			return
 		}
-		for _, f := range sn.files {
+		for _, f := range l.files {
 			x.counts.stats.Add(1)
 			if f.Err != nil || f.racy {
-				return
+				l.changed = append(l.changed, f)
+				continue
 			}
 			if sig, typ, err := statSig(f.Path); err != nil || typ != syscall.S_IFREG || sig != f.Sig {
-				return
+				l.changed = append(l.changed, f)
 			}
 		}
-		quiet[i] = true
 	})
-	out := make(map[*project]Sig, len(snaps))
-	for i, sn := range snaps {
-		if quiet[i] {
-			out[sn.p] = sn.read
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.relook = true
+	defer func() { x.relook = false }()
+	changes := x.scanRootDue(due)
+	for _, l := range looks {
+		p := l.p
+		if x.projects[p.name] != p || !p.folder || !p.loaded {
+			continue // the folder went away meanwhile: scanRoot said so
+		}
+		if l.dirChanged || p.read != l.read {
+			changes = append(changes, x.scanProject(p)...)
+			continue
+		}
+		for _, f := range l.changed {
+			if p.files[f.Name] == f {
+				changes = append(changes, x.updateFile(p, f.Name)...)
+			}
 		}
 	}
-	return out
+	for _, p := range x.projects {
+		if p.folder && !p.loaded {
+			// Files looked up in a folder nobody listed: few.
+			for name := range p.files {
+				changes = append(changes, x.updateFile(p, name)...)
+			}
+		}
+	}
+	return x.counted(changes)
 }
 
 func within(p, dir string) bool {
@@ -521,13 +574,33 @@ func (x *Index) loadAll() {
 }
 
 // scanRoot reads the store's folder: project folders and flat files.
-func (x *Index) scanRoot() []Change {
+func (x *Index) scanRoot() []Change { return x.scanRootDue(nil) }
+
+// scanRootDue is scanRoot that looks again only at the flat files due
+// says (nil: all), and reads the folder again only when its times changed
+// since a read it can trust.
+func (x *Index) scanRootDue(due func(*File) bool) []Change {
 	x.watch(x.dir)
+	sig, typ, serr := statSig(x.dir)
+	if due != nil && x.loaded && serr == nil && typ == syscall.S_IFDIR && x.rootRead != (Sig{}) && sig == x.rootRead {
+		var changes []Change
+		for name, f := range x.flat {
+			if due(f) {
+				changes = append(changes, x.updateFlat(name+".jsonl")...)
+			}
+		}
+		return changes
+	}
+	x.rootRead = Sig{}
+	if serr == nil && typ == syscall.S_IFDIR && !racy(sig) {
+		x.rootRead = sig // taken before the read: a change during it shows next time
+	}
 	des, err := os.ReadDir(x.dir)
 	x.loaded = true
 	x.missing = errors.Is(err, fs.ErrNotExist)
 	if err != nil {
 		des = nil
+		x.rootRead = Sig{}
 	}
 	var changes []Change
 	folders := map[string]bool{}
@@ -576,6 +649,9 @@ func (x *Index) scanRoot() []Change {
 		}
 	}
 	for name := range flats {
+		if f := x.flat[strings.TrimSuffix(name, ".jsonl")]; f != nil && due != nil && !due(f) {
+			continue
+		}
 		changes = append(changes, x.updateFlat(name)...)
 	}
 	for name := range x.flat {
@@ -772,7 +848,8 @@ func (x *Index) load(path string, old *File) *File {
 	if same && (!old.racy || !x.relook) {
 		return old
 	}
-	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig)}
+	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig), slot: slotOf(path)}
+	f.cache, f.reads = x.cache, &x.counts.reads
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.Uid, f.Gid = st.Uid, st.Gid
 	}
@@ -781,6 +858,11 @@ func (x *Index) load(path string, old *File) *File {
 		if old.nameDone.Load() && old.nameErr == nil {
 			f.nameFrom = old.nameScan
 		}
+		f.keepHeader(nil)
+		return f
+	}
+	if old == nil && x.fromCache(path, f) {
+		x.counts.kept.Add(1)
 		return f
 	}
 	x.counts.headers.Add(1)
@@ -793,6 +875,7 @@ func (x *Index) load(path string, old *File) *File {
 	}
 	defer fd.Close()
 	f.Sig = SigOf(fi)
+	f.racy = f.racy || racy(f.Sig)
 	h, err := readHeader(fd)
 	switch {
 	case err == nil:
@@ -800,13 +883,26 @@ func (x *Index) load(path string, old *File) *File {
 	case !errors.Is(err, ErrNotSession):
 		f.Err = err
 	}
+	f.grown(fd)
+	f.keepHeader(fd)
 	return f
+}
+
+// slotOf is a path's hash (FNV-1a).
+func slotOf(path string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(path); i++ {
+		h = (h ^ uint32(path[i])) * 16777619
+	}
+	return h
 }
 
 // put places f in p, keeping the id map.
 func (x *Index) put(p *project, f *File) {
 	if old := p.files[f.Name]; old != nil {
 		x.unID(old)
+	} else {
+		x.files.Add(1)
 	}
 	p.files[f.Name] = f
 	p.sorted = nil
@@ -831,6 +927,7 @@ func (x *Index) put(p *project, f *File) {
 func (x *Index) remove(p *project, name string) {
 	if old := p.files[name]; old != nil {
 		x.unID(old)
+		x.files.Add(-1)
 		delete(p.files, name)
 		p.sorted = nil
 		x.gen.Add(1)

@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -399,5 +400,127 @@ func TestListed(t *testing.T) {
 	}
 	if _, ok := x.Listed("--b--"); ok {
 		t.Error("a project that is not there is listed")
+	}
+}
+
+// TestPollTickSpreads: with more files than a poll looks at per interval,
+// each tick stats every folder, the files written in the last hotWindow,
+// and a share of the others, so that every file is looked at once per
+// sweep; a change to a quiet file is found within the sweep, a new file
+// at the next tick, and a file written since is looked at on every tick.
+func TestPollTickSpreads(t *testing.T) {
+	dir := t.TempDir()
+	const n = 80
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("--p%d--", i%4), fmt.Sprintf("s%02d.jsonl", i))
+		writeIndexed(t, p, header(fmt.Sprintf("id%02d", i), "/p"))
+		os.Chtimes(p, old, old)
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	x := NewIndex(dir)
+	if len(x.All()) != n {
+		t.Fatal("sessions missing")
+	}
+	x.Poll() // the folders read within the racy window are read again
+	const interval = 10 * time.Millisecond
+	sweep := x.Sweep(interval)
+	parts := int(sweep / interval)
+	if sweep != time.Duration(n)*time.Second/sweepRate || parts < 4 || sweep != time.Duration(parts)*interval {
+		t.Fatalf("sweep of %d files every %v: %v (%d ticks)", n, interval, sweep, parts)
+	}
+	stats := func() int64 { return x.Stats().Stats }
+	before := stats()
+	for tick := range uint64(parts) {
+		if ch := x.PollTick(tick, interval); len(ch) != 0 {
+			t.Fatalf("tick %d of an unchanged store: %d changes", tick, len(ch))
+		}
+	}
+	if got := stats() - before; got != n {
+		t.Errorf("a sweep stat'ed %d files, want each of the %d once", got, n)
+	}
+	if x.Stats().FoldersRead != 4 {
+		t.Errorf("%d folder reads, want 4 (each folder once)", x.Stats().FoldersRead)
+	}
+
+	// An append to a quiet file: found within a sweep, then looked at on
+	// every tick.
+	quiet := filepath.Join(dir, "--p1--", "s05.jsonl")
+	f, _ := os.OpenFile(quiet, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n")
+	f.Close()
+	found := -1
+	for tick := range uint64(parts) {
+		if ch := x.PollTick(tick, interval); len(ch) == 1 && ch[0].Name == "s05" {
+			found = int(tick)
+			break
+		} else if len(ch) != 0 {
+			t.Fatalf("changes %+v", ch)
+		}
+	}
+	if found < 0 {
+		t.Fatalf("an append to a quiet file not found in a sweep (%d ticks)", parts)
+	}
+	// The next tick: the files of its share, and the one written now
+	// (looked at again too while racy: see TestIndexRelooksRacyFiles).
+	part := uint32((found + 1) % parts)
+	want := int64(0)
+	for _, f := range x.All() {
+		if f.slot%uint32(parts) == part || f.Name == "s05" {
+			want++
+		}
+		if f.Name == "s05" && f.Racy() {
+			want++
+		}
+	}
+	before = stats()
+	x.PollTick(uint64(found+1), interval)
+	if got := stats() - before; got != want {
+		t.Errorf("a tick stat'ed %d files, want %d (its share and the file written now)", got, want)
+	}
+	for i := range 2 {
+		f, _ := os.OpenFile(quiet, os.O_WRONLY|os.O_APPEND, 0)
+		fmt.Fprintf(f, `{"type":"message","id":"b%d","parentId":"a","timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"hi"}}`+"\n", i)
+		f.Close()
+		if ch := x.PollTick(uint64(found+2+i), interval); len(ch) != 1 || ch[0].Name != "s05" {
+			t.Fatalf("an append to a file written a moment ago, next tick: %+v", ch)
+		}
+	}
+	// A new session: the next tick (which also takes a new version of
+	// s05, written within the racy window: see TestIndexRelooksRacyFiles).
+	writeIndexed(t, filepath.Join(dir, "--p2--", "new.jsonl"), header("new", "/p"))
+	ch := x.PollTick(uint64(found+4), interval)
+	if !slices.ContainsFunc(ch, func(c Change) bool { return c.Name == "new" && c.Old == nil }) {
+		t.Fatalf("a new session, next tick: %+v", ch)
+	}
+}
+
+// TestWatchPollTakesEvents: a watcher polling every hour still takes the
+// kernel's change events for changes made on this machine, unless told
+// not to.
+func TestWatchPollTakesEvents(t *testing.T) {
+	for _, noEvents := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "--p--", "s.jsonl")
+		writeIndexed(t, path, header("a", "/p"))
+		x := NewIndex(dir)
+		got := make(chan []Change, 10)
+		w := x.Watch(WatchOptions{Poll: time.Hour, NoEvents: noEvents}, func(ch []Change) { got <- ch })
+		x.All()
+		f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		f.WriteString(`{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n")
+		f.Close()
+		var ch []Change
+		select {
+		case ch = <-got:
+		case <-time.After(2 * time.Second):
+		}
+		w.Stop()
+		if noEvents && ch != nil {
+			t.Errorf("NoEvents: a change event was taken: %+v", ch)
+		}
+		if !noEvents && (len(ch) != 1 || ch[0].Name != "s") {
+			t.Errorf("polling every hour: the append was not taken from the change events: %+v (%s)", ch, w.Mode())
+		}
 	}
 }

@@ -18,18 +18,35 @@ import (
 // A session of an older version is migrated as Open migrates it: the ids
 // pi derives depend on every line before, so such a file is parsed whole.
 func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header, error) {
+	h, _, err := ScanFrom(path, 0, keep, func(e *Entry, _ bool) { fn(e) })
+	return h, err
+}
+
+// ScanFrom is Scan from offset from, the end of a complete line of a
+// session of the current version that an earlier scan stopped at (0: from
+// the start, as Scan). It tells fn whether each entry's line is complete
+// (ends in a newline: a final line without one may still grow), and
+// returns the offset past the last complete line, where a later scan of
+// the grown file goes on (-1 when it cannot: an older version's file,
+// migrated whole). From an offset, the header is not read again (h nil).
+func ScanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *Entry, complete bool)) (h *Header, end int64, err error) {
 	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	defer f.Close()
+	if from > 0 {
+		if _, err := f.Seek(from, io.SeekStart); err != nil {
+			return nil, -1, err
+		}
+	}
 	r := bufio.NewReaderSize(f, 256<<10)
 	var (
-		h    *Header
 		seq  int
-		off  int64
+		off  = from
 		long []byte // a line longer than the buffer, gathered
 	)
+	end = from
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -37,7 +54,7 @@ func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header,
 			continue
 		}
 		if err != nil && err != io.EOF {
-			return nil, err
+			return nil, -1, err
 		}
 		if long != nil {
 			line = append(long, line...)
@@ -46,22 +63,26 @@ func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header,
 		at := off
 		off += int64(len(line))
 		last := err == io.EOF
+		complete := false
 		if n := len(line); n > 0 && line[n-1] == '\n' {
 			line = line[:n-1]
+			complete = true
+			end = off
 		}
-		if len(line) > 0 && (h == nil || keep == nil || keep(line)) {
+		if len(line) > 0 && ((h == nil && from == 0) || keep == nil || keep(line)) {
 			if e, ok := parseLine(line, seq, at); ok {
 				seq++
 				switch {
-				case h == nil:
+				case h == nil && from == 0:
 					if h, ok = parseHeader(e.Raw); !ok {
-						return nil, ErrNotSession
+						return nil, -1, ErrNotSession
 					}
 					if h.Version < CurrentVersion {
-						return scanMigrated(path, fn)
+						h, err := scanMigrated(path, fn)
+						return h, -1, err
 					}
 				case e.Type != "session": // later header lines are never entries
-					fn(e)
+					fn(e, complete)
 				}
 			}
 		}
@@ -69,20 +90,20 @@ func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header,
 			break
 		}
 	}
-	if h == nil {
-		return nil, ErrNotSession
+	if h == nil && from == 0 {
+		return nil, -1, ErrNotSession
 	}
-	return h, nil
+	return h, end, nil
 }
 
 // scanMigrated is Scan of a session of an older version.
-func scanMigrated(path string, fn func(e *Entry)) (*Header, error) {
+func scanMigrated(path string, fn func(e *Entry, complete bool)) (*Header, error) {
 	l, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range l.Entries {
-		fn(e)
+		fn(e, true)
 	}
 	return l.Header, nil
 }

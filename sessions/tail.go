@@ -213,20 +213,27 @@ func (f *File) KnowName(name string) {
 	f.nameOnce.Do(func() {
 		f.nameScan = nameScan{name: name}
 		f.nameDone.Store(true)
+		f.keep(map[string][]byte{factName: encodeName(f.nameScan)})
 	})
 }
 
 // NameKnown tells that the session's name is known for this version: from
 // a scan, a parse or KnowName.
-func (f *File) NameKnown() bool { return f.nameDone.Load() }
+func (f *File) NameKnown() bool {
+	return f.nameDone.Load()
+}
 
 // SessionName is the session's name (ScanName), found once per version of
 // the file; a version that only grew is scanned from where the last one
 // stopped.
 func (f *File) SessionName() (string, error) {
 	f.nameOnce.Do(func() {
+		f.CountRead()
 		f.nameScan, f.nameErr = scanName(f.Path, f.nameFrom)
 		f.nameDone.Store(true)
+		if f.nameErr == nil {
+			f.keep(map[string][]byte{factName: encodeName(f.nameScan)})
+		}
 	})
 	return f.nameScan.name, f.nameErr
 }

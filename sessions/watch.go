@@ -13,12 +13,18 @@ import (
 
 // WatchOptions configure a Watcher.
 type WatchOptions struct {
-	// Poll forces polling at this interval instead of change events.
-	// When 0, the kernel's change events (inotify) are used where the
-	// store's file system gives them, and polling every DefaultPoll
-	// elsewhere (network and FUSE file systems, whose remote changes raise
-	// no events here).
+	// Poll makes the watcher poll the store at this interval, for changes
+	// made where no change events come from (other machines writing to a
+	// network file system); the kernel's change events (inotify) are
+	// still taken for the changes made on this machine, unless NoEvents.
+	// When 0, change events alone are used where the store's file system
+	// gives them, and polling every DefaultPoll elsewhere (network and FUSE
+	// file systems, whose remote changes raise no events here).
 	Poll time.Duration
+	// NoEvents polls (every DefaultPoll unless Poll says) without taking
+	// change events at all: what a store written only by other machines
+	// sees.
+	NoEvents bool
 	// OnError is told about what the watcher could not do (optional).
 	OnError func(error)
 }
@@ -51,15 +57,18 @@ type Watcher struct {
 func (x *Index) Watch(o WatchOptions, fn func([]Change)) *Watcher {
 	w := &Watcher{x: x, fn: fn, o: o, watched: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
 	w.poll = o.Poll
-	if w.poll == 0 && !eventsWork(x.dir) {
+	if w.poll == 0 && (o.NoEvents || !eventsWork(x.dir)) {
 		w.poll = DefaultPoll
 	}
-	if w.poll == 0 {
+	if !o.NoEvents {
 		fw, err := fsnotify.NewBufferedWatcher(4096)
-		if err != nil {
+		switch {
+		case err != nil && w.poll == 0:
 			w.report(fmt.Errorf("no change events (%v): polling the store every %v", err, DefaultPoll))
 			w.poll = DefaultPoll
-		} else {
+		case err != nil:
+			w.report(fmt.Errorf("no change events (%v): changes made on this machine show at the next poll", err))
+		default:
 			w.w = fw
 			x.OnDir(w.add)
 		}
@@ -70,10 +79,17 @@ func (x *Index) Watch(o WatchOptions, fn func([]Change)) *Watcher {
 
 // Mode says how the watcher learns of changes, for the log.
 func (w *Watcher) Mode() string {
-	if w.w != nil {
+	poll := fmt.Sprintf("polling every %v", w.poll)
+	if sweep := w.x.Sweep(w.poll); sweep > w.poll {
+		poll += fmt.Sprintf(" (sessions not written in the last %v: every %v)", hotWindow, sweep)
+	}
+	switch {
+	case w.w != nil && w.poll > 0:
+		return "change events (inotify) and " + poll
+	case w.w != nil:
 		return "change events (inotify)"
 	}
-	return fmt.Sprintf("polling every %v", w.poll)
+	return poll
 }
 
 // Stop ends the watcher and waits for it.
@@ -122,26 +138,29 @@ func (w *Watcher) add(dir string) {
 
 func (w *Watcher) run() {
 	defer close(w.done)
-	if w.w == nil {
+	var ticks <-chan time.Time
+	if w.poll > 0 {
 		t := time.NewTicker(w.poll)
 		defer t.Stop()
-		for {
-			select {
-			case <-w.stop:
-				return
-			case <-t.C:
-				w.deliver(w.x.Poll())
-			}
-		}
+		ticks = t.C
 	}
-	defer w.w.Close()
+	var events chan fsnotify.Event
+	var errs chan error
+	if w.w != nil {
+		defer w.w.Close()
+		events, errs = w.w.Events, w.w.Errors
+	}
 	pending := map[string]bool{}
 	var timer <-chan time.Time
+	var tick uint64
 	for {
 		select {
 		case <-w.stop:
 			return
-		case ev, ok := <-w.w.Events:
+		case <-ticks:
+			w.deliver(w.x.PollTick(tick, w.poll))
+			tick++
+		case ev, ok := <-events:
 			if !ok {
 				return
 			}
@@ -154,7 +173,7 @@ func (w *Watcher) run() {
 			if timer == nil {
 				timer = time.After(settle)
 			}
-		case err, ok := <-w.w.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return
 			}
@@ -223,5 +242,6 @@ func eventsWork(dir string) bool {
 	}
 }
 
-// Events tells whether the watcher has change events (else it polls).
-func (w *Watcher) Events() bool { return w.w != nil }
+// Events tells whether change events alone keep the index current (else
+// it polls, with change events or without).
+func (w *Watcher) Events() bool { return w.w != nil && w.poll == 0 }

@@ -2,10 +2,17 @@ package view
 
 import (
 	"maps"
+	"slices"
 	"sync"
 
+	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/sessions"
 )
+
+// factSizes is the name under which the sizes are kept in the persistent
+// cache (sessions.File.SetFact), so that a remount of an unchanged store
+// answers ls -l without rendering.
+const factSizes = "view.sizes"
 
 // viewSizes are the sizes of the views of one version of a session file,
 // by view (its file name): kept with the version (sessions.File.Memo), so
@@ -17,13 +24,20 @@ type viewSizes struct {
 	n  map[string]int64
 }
 
-// sizesOf is f's sizes; nil when none was recorded and make is false.
+// sizesOf is f's sizes, first taken from the persistent cache; nil when
+// none was recorded or kept and make is false.
 func sizesOf(f *sessions.File, make bool) *viewSizes {
-	var mk func() any
-	if make {
-		mk = func() any { return &viewSizes{n: map[string]int64{}} }
-	}
-	s, _ := f.Memo(mk).(*viewSizes)
+	s, _ := f.Memo(func() any {
+		if b, ok := f.Fact(factSizes); ok {
+			if n, ok := decodeSizes(b); ok {
+				return &viewSizes{n: n}
+			}
+		}
+		if !make {
+			return nil
+		}
+		return &viewSizes{n: map[string]int64{}}
+	}).(*viewSizes)
 	return s
 }
 
@@ -44,7 +58,11 @@ func recordSize(f *sessions.File, view string, n int64) {
 	s := sizesOf(f, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if old, ok := s.n[view]; ok && old == n {
+		return
+	}
 	s.n[view] = n
+	f.SetFact(factSizes, encodeSizes(s.n))
 }
 
 // keepSizes gives version f the sizes recorded for an earlier version,
@@ -64,9 +82,39 @@ func keepSizes(f, old *sessions.File) {
 	to := sizesOf(f, true)
 	to.mu.Lock()
 	defer to.mu.Unlock()
+	added := false
 	for k, v := range sizes {
 		if _, ok := to.n[k]; !ok {
 			to.n[k] = v
+			added = true
 		}
 	}
+	if added {
+		f.SetFact(factSizes, encodeSizes(to.n))
+	}
+}
+
+func encodeSizes(m map[string]int64) []byte {
+	var e persist.Encoder
+	keys := slices.Sorted(maps.Keys(m))
+	e.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		e.String(k)
+		e.Varint(m[k])
+	}
+	return e.Data()
+}
+
+func decodeSizes(b []byte) (map[string]int64, bool) {
+	d := persist.NewDecoder(b)
+	n := d.Uvarint()
+	if d.Err() != nil || n > uint64(len(b)) {
+		return nil, false
+	}
+	m := make(map[string]int64, n)
+	for range n {
+		k := d.Text()
+		m[k] = d.Varint()
+	}
+	return m, d.Err() == nil && d.Len() == 0
 }

@@ -56,9 +56,14 @@ func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[stri
 			continue
 		}
 		seen[f.Path] = true
-		if c.get(f) == nil {
-			missing = append(missing, f)
+		if c.get(f) != nil {
+			continue
 		}
+		if records, name, ok := usage.Kept(f); ok {
+			c.put(f, &usageOf{file: f, records: records, name: name})
+			continue
+		}
+		missing = append(missing, f)
 	}
 	c.scan(st.forWalk(st.fromParsed(missing), a))
 	for _, f := range files {
@@ -106,7 +111,7 @@ func (c *usageCache) scan(files []*sessions.File) {
 	par.Each(len(files), func(i int) {
 		f := files[i]
 		c.scanned.Add(1)
-		records, name, err := usage.Scan(f.Path)
+		records, name, err := usage.ScanFile(f)
 		if err == nil {
 			f.KnowName(name) // the scan read it all: by-name/ reads nothing more
 			c.put(f, &usageOf{file: f, records: records, name: name})
@@ -157,7 +162,9 @@ func (st *store) forWalk(files []*sessions.File, a *ahead) (rest []*sessions.Fil
 
 // keep records what the reports need of a parsed session. ss.mu is held.
 func (c *usageCache) keep(ss *session) {
-	c.put(ss.file, &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()})
+	u := &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()}
+	usage.KeepParsed(ss.file, u.records, u.name)
+	c.put(ss.file, u)
 }
 
 func (c *usageCache) put(f *sessions.File, u *usageOf) {

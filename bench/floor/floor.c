@@ -14,7 +14,13 @@
 // them), READDIRPLUS on. pifs cannot do without OPEN (its controls keep a
 // transaction per open file), so this floor is below pifs's own.
 //
-// Usage: floor MANIFEST MOUNTPOINT [fuse options]
+// With -d, files are opened as pifs opens the files it serves from
+// memory and session.jsonl: direct I/O, each read(2) a READ request, no
+// page kept (OPEN answered, RELEASE then comes too), so that reading a
+// large file costs what it costs on pifs but for making its bytes: the
+// floor of reads. Directories are still not opened.
+//
+// Usage: floor [-d] MANIFEST MOUNTPOINT [fuse options]
 // MANIFEST holds, for each name, four NUL-terminated fields: the type (d,
 // f or l), the size, the path relative to the mount (a leading "./" is
 // dropped) and the link target (empty unless l), as
@@ -213,6 +219,20 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino) { fuse_reply_readlink(re
 
 static void op_nosys(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) { fuse_reply_err(req, ENOSYS); }
 
+static int direct_io; // -d
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
+	if (!direct_io) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	fi->direct_io = 1;
+	fi->noflush = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) { fuse_reply_err(req, 0); }
+
 static char pattern[1 << 20];
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi) {
@@ -269,7 +289,8 @@ static const struct fuse_lowlevel_ops ops = {
     .lookup = op_lookup,
     .getattr = op_getattr,
     .readlink = op_readlink,
-    .open = op_nosys,
+    .open = op_open,
+    .release = op_release,
     .opendir = op_nosys,
     .read = op_read,
     .readdir = op_readdir,
@@ -277,8 +298,14 @@ static const struct fuse_lowlevel_ops ops = {
 };
 
 int main(int argc, char **argv) {
+	if (argc > 1 && !strcmp(argv[1], "-d")) {
+		direct_io = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: floor MANIFEST MOUNTPOINT [fuse options]\n");
+		fprintf(stderr, "usage: floor [-d] MANIFEST MOUNTPOINT [fuse options]\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof pattern; i++)
@@ -289,7 +316,7 @@ int main(int argc, char **argv) {
 	struct fuse_args args = FUSE_ARGS_INIT(argc - 1, argv + 1);
 	struct fuse_cmdline_opts o;
 	if (fuse_parse_cmdline(&args, &o) != 0 || !o.mountpoint) {
-		fprintf(stderr, "usage: floor MANIFEST MOUNTPOINT [fuse options]\n");
+		fprintf(stderr, "usage: floor [-d] MANIFEST MOUNTPOINT [fuse options]\n");
 		return 2;
 	}
 	struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, NULL);

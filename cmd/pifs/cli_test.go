@@ -519,12 +519,13 @@ func TestDeadOtherMount(t *testing.T) {
 }
 
 // TestPoll: --poll makes the mount poll the store, says so at start-up,
-// and shows another writer's append within the interval and a bit.
+// and shows another writer's append within the interval and a bit, by
+// polling alone (-o noevents: as when the writer is another machine).
 func TestPoll(t *testing.T) {
 	bin := buildPifs(t)
 	store := testStore(t)
 	mnt := emptyDir(t)
-	cmd, lines, line := foregroundLine(t, bin, nil, "--poll", "100ms", "--sessions-dir", store, mnt)
+	cmd, lines, line := foregroundLine(t, bin, nil, "--poll", "100ms", "-o", "noevents", "--sessions-dir", store, mnt)
 	if !strings.Contains(line, "polling every 100ms for changes") {
 		t.Errorf("the start-up line does not say the mount polls: %s", line)
 	}

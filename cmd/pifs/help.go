@@ -38,11 +38,12 @@ Flags:
 const helpTail = `
 Mount options (-o, comma-separated, as in fstab):
   ro, allow_other, nonempty, debug, verbose, foreground, cache_size=SIZE,
-  log_file=FILE, pid_file=FILE, sessions_dir=DIR, poll=INTERVAL: as the
-  flags of the same name; default_permissions, noatime, nosuid, nodev,
-  noexec, max_read=N and the like go to the kernel; fstab-only ones
-  (defaults, noauto, user, _netdev, nofail, x-systemd.*) are ignored; any
-  other is refused.
+  cache_dir=DIR, log_file=FILE, pid_file=FILE, sessions_dir=DIR,
+  poll=INTERVAL: as the flags of the same name; noevents: poll without
+  change events; default_permissions, noatime, nosuid, nodev, noexec,
+  max_read=N and the like go to the kernel; fstab-only ones (defaults,
+  noauto, user, _netdev, nofail, x-systemd.*) are ignored; any other is
+  refused.
 
 Examples:
   pifs ~/pi                                   # mount your sessions, foreground

@@ -53,6 +53,18 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
+	// Nor to the user's cache directory: the persistent caches of the
+	// tests' stores go to a folder of their own, the oracle stays where
+	// it is.
+	if os.Getenv("PIFS_ORACLE_DIR") == "" {
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if !filepath.IsAbs(cache) {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache")
+		}
+		os.Setenv("PIFS_ORACLE_DIR", filepath.Join(cache, "pifs", "oracle-1.6.0"))
+	}
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(state, "cache"))
 	code := m.Run()
 	os.RemoveAll(state)
 	if built.bin != "" {

@@ -85,10 +85,11 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 		nonEmpty    = flags.Bool("nonempty", false, "mount over a directory that is not empty")
 		mountOpts   = flags.StringArrayP("options", "o", nil, "mount `OPTIONS`, comma-separated, fstab style (see below)")
 		cacheSize   = flags.String("cache-size", "256MiB", "memory pifs may keep for parsed sessions, a `SIZE`\nlike 256MiB, 1GiB, 500M or bytes")
+		cacheDir    = flags.String("cache-dir", "", "keep what pifs learns of the store's files in `DIR`\nacross mounts, in an eighth of --cache-size (default\n$XDG_CACHE_HOME/pifs or ~/.cache/pifs; none: keep nothing)")
 		logFile     = flags.String("log-file", "", "append the log to `FILE` (default: stderr; with --daemon\n$XDG_STATE_HOME/pifs/pifs.log or ~/.local/state/pifs/pifs.log)")
 		verbose     = flags.CountP("verbose", "v", "log more: debug detail (start-up, unmount and warnings\nare always logged)")
 		debug       = flags.Bool("debug", false, "log every FUSE request (implies -v)")
-		poll        = flags.Duration("poll", 0, "look for changes to the store every `INTERVAL` (e.g. 1s)\ninstead of waiting for the kernel's change events, for a store\nthat other machines write over NFS; 0 uses events where they\nwork and polls every 500ms where not")
+		poll        = flags.Duration("poll", 0, "also look for changes every `INTERVAL` (e.g. 1s), for\na store other machines write over NFS (quiet sessions less\noften); 0 uses the kernel's change events where they work\nand polls every 500ms where not")
 		tz          = flags.String("tz", "Local", "time `ZONE` of the usage reports' days and months\n(UTC, Europe/Paris, …; default the local zone)")
 		pidFile     = flags.String("pid-file", "", "write the serving process's pid to `FILE`")
 		showVersion = flags.BoolP("version", "V", false, "print the version, commit and go-fuse version, and exit")
@@ -111,6 +112,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	cfg.pidFile = *pidFile
 	cfg.mount = mount.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
 	size := *cacheSize
+	diskCache := *cacheDir
 	dir := *sessionsDir
 	pollEvery := *poll
 	// pifs's own -o options; the rest go to package mount.
@@ -121,6 +123,8 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 			switch {
 			case key == "cache_size" && hasVal:
 				size = val
+			case key == "cache_dir" && hasVal:
+				diskCache = val
 			case key == "log_file" && hasVal:
 				cfg.logFile = val
 			case key == "pid_file" && hasVal:
@@ -205,7 +209,28 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 		}
 	}
 	cfg.mount.CacheBytes = cfg.cacheBytes
+	switch diskCache {
+	case "none":
+	case "":
+		cfg.mount.CacheDir = defaultCacheDir()
+	default:
+		if cfg.mount.CacheDir, err = filepath.Abs(diskCache); err != nil {
+			return cfg, false, err
+		}
+	}
 	return cfg, false, nil
+}
+
+// defaultCacheDir is where the persistent cache is kept when not told: the
+// XDG cache directory ("" when there is no home to put it in).
+func defaultCacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "pifs")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".cache", "pifs")
+	}
+	return ""
 }
 
 // ensurePath gives a minimal PATH (as at boot, or under mount(8)) the
