@@ -230,12 +230,12 @@ func (s *partSummary) model(provider, id []byte) {
 	}
 	key := s.key[:0]
 	if jsjson.KindOf(provider) == jsjson.String {
-		if key = appendUnquoted(key, provider); len(key) > 0 {
+		if key = jsjson.AppendUnquoted(key, provider); len(key) > 0 {
 			key = append(key, '/')
 		}
 	}
 	n := len(key)
-	key = appendUnquoted(key, id)
+	key = jsjson.AppendUnquoted(key, id)
 	s.key = key
 	if len(key) > n {
 		s.countModel(key, 1)
@@ -354,12 +354,12 @@ func entryHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 		return appendMessageHTML(dst, e, pre)
 	case "custom_message":
 		var customType, content []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
+		for it := jsjson.IterMembers(e.Raw); ; {
+			k, v, ok := it.Next()
 			if !ok {
 				break
 			}
-			switch string(k) {
+			switch string(jsjson.KeyName(k)) {
 			case "customType":
 				customType = v
 			case "content":
@@ -373,12 +373,12 @@ func entryHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 		return entryEnd(dst)
 	case "branch_summary", "compaction":
 		var summary, ref []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
+		for it := jsjson.IterMembers(e.Raw); ; {
+			k, v, ok := it.Next()
 			if !ok {
 				break
 			}
-			switch string(k) {
+			switch string(jsjson.KeyName(k)) {
 			case "summary":
 				summary = v
 			case "fromId", "firstKeptEntryId":
@@ -420,13 +420,14 @@ func appendMetaHTML(dst []byte, e *sessions.Entry) []byte {
 	case "context_edit":
 		fields = []string{"targetId"}
 	}
-	for it := newMembers(e.Raw); len(fields) > 0; {
-		k, v, ok := it.next()
+	for it := jsjson.IterMembers(e.Raw); len(fields) > 0; {
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
+		key := jsjson.KeyName(k)
 		for i, name := range fields {
-			if string(k) == name {
+			if string(key) == name {
 				f[i] = v
 			}
 		}
@@ -576,14 +577,14 @@ func appendUsage(dst, v []byte, pre decodedUsage) []byte {
 
 func appendMessageHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 	var errorMessage, toolName, isError, command, output, exitCode, summary []byte
-	it := newMembers(e.Msg)
-	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
+	it := jsjson.IterMembers(e.Msg)
+	it.Known(e.MsgContent, e.MsgUsage)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
-		switch string(k) {
+		switch string(jsjson.KeyName(k)) {
 		case "errorMessage":
 			errorMessage = v
 		case "toolName":
@@ -667,19 +668,19 @@ func appendContentHTML(dst, c []byte, pre bool) []byte {
 	if jsjson.KindOf(c) != jsjson.Array {
 		return appendText(dst, textClass, c)
 	}
-	for blocks := newElements(c); ; {
-		b, ok := blocks.nextBlock()
+	for blocks := jsjson.IterElements(c); ; {
+		b, ok := nextBlock(&blocks)
 		if !ok {
 			return dst
 		}
 		switch {
-		case strIs(b.typ, "text"):
+		case jsjson.StringIs(b.typ, "text"):
 			dst = appendText(dst, textClass, b.text)
-		case strIs(b.typ, "thinking"):
+		case jsjson.StringIs(b.typ, "thinking"):
 			dst = append(dst, "<details class=\"thinking\"><summary>thinking</summary>\n"...)
 			dst = appendText(dst, "text", b.thinking)
 			dst = append(dst, "</details>\n"...)
-		case strIs(b.typ, "toolCall"):
+		case jsjson.StringIs(b.typ, "toolCall"):
 			dst = append(dst, "<details class=\"tool-call\"><summary>tool call <code>"...)
 			dst = appendTextInline(dst, b.name)
 			dst = append(dst, "</code> <span class=\"call-id\">"...)
@@ -690,7 +691,7 @@ func appendContentHTML(dst, c []byte, pre bool) []byte {
 			}
 			dst = escapeIndented(dst, b.args)
 			dst = append(dst, "</pre>\n</details>\n"...)
-		case strIs(b.typ, "image"):
+		case jsjson.StringIs(b.typ, "image"):
 			dst = append(dst, "<p class=\"image\">[image "...)
 			dst = appendTextInline(dst, b.mime)
 			dst = append(dst, "]</p>\n"...)
@@ -738,7 +739,7 @@ func appendTextInline(dst, v []byte) []byte {
 		}
 		// Unescape past the end of dst, escape after that, move it back.
 		n := len(dst)
-		dst = appendUnquoted(dst, v)
+		dst = jsjson.AppendUnquoted(dst, v)
 		m := len(dst)
 		dst = escapeHTML(dst, dst[n:m])
 		k := copy(dst[n:], dst[m:])

@@ -49,12 +49,12 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
 		return appendMessageMarkdown(dst, e)
 	case "custom_message":
 		var customType, content []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
+		for it := jsjson.IterMembers(e.Raw); ; {
+			k, v, ok := it.Next()
 			if !ok {
 				break
 			}
-			switch string(k) {
+			switch string(jsjson.KeyName(k)) {
 			case "customType":
 				customType = v
 			case "content":
@@ -67,12 +67,12 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
 		return appendContent(dst, content)
 	case "branch_summary", "compaction":
 		var summary []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
+		for it := jsjson.IterMembers(e.Raw); ; {
+			k, v, ok := it.Next()
 			if !ok {
 				break
 			}
-			if string(k) == "summary" {
+			if string(jsjson.KeyName(k)) == "summary" {
 				summary = v
 			}
 		}
@@ -91,14 +91,14 @@ func appendMessageMarkdown(dst []byte, e *sessions.Entry) []byte {
 	// One walk over the message's members; its content, located by the
 	// parser, is jumped over rather than read.
 	var errorMessage, toolName, isError, command, output, exitCode []byte
-	it := newMembers(e.Msg)
-	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
+	it := jsjson.IterMembers(e.Msg)
+	it.Known(e.MsgContent, e.MsgUsage)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
-		switch string(k) {
+		switch string(jsjson.KeyName(k)) {
 		case "errorMessage":
 			errorMessage = v
 		case "toolName":
@@ -242,18 +242,18 @@ func appendContent(dst, c []byte) []byte {
 	if jsjson.KindOf(c) != jsjson.Array {
 		return para(dst, len(dst), c)
 	}
-	for blocks := newElements(c); ; {
-		b, ok := blocks.nextBlock()
+	for blocks := jsjson.IterElements(c); ; {
+		b, ok := nextBlock(&blocks)
 		if !ok {
 			return dst
 		}
 		switch {
-		case strIs(b.typ, "text"):
+		case jsjson.StringIs(b.typ, "text"):
 			dst = para(dst, len(dst), b.text)
-		case strIs(b.typ, "thinking"):
+		case jsjson.StringIs(b.typ, "thinking"):
 			dst = append(dst, "*Thinking:*\n\n"...)
 			dst = para(dst, len(dst), b.thinking)
-		case strIs(b.typ, "toolCall"):
+		case jsjson.StringIs(b.typ, "toolCall"):
 			dst = append(dst, "**Tool call** `"...)
 			dst = appendStr(dst, b.name)
 			dst = append(dst, "` ("...)
@@ -265,7 +265,7 @@ func appendContent(dst, c []byte) []byte {
 			start := len(dst)
 			dst = Indent(dst, b.args)
 			dst = fenceTail(dst, start, "json")
-		case strIs(b.typ, "image"):
+		case jsjson.StringIs(b.typ, "image"):
 			dst = append(dst, "*[image "...)
 			dst = appendStr(dst, b.mime)
 			dst = append(dst, "]*\n\n"...)

@@ -137,18 +137,6 @@ func TestTranscriptExtends(t *testing.T) {
 	}
 }
 
-func TestAppendUnquoted(t *testing.T) {
-	for _, s := range []string{`""`, `"a"`, `"\n\t\\\/\b\f\r\""`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\udc00"`, `"\ud800\u0041"`, "\"\xff\xfe ok \xe2\x82\"", "\"\xe2\\n\"", `"\u0000"`} {
-		want, err := jsonUnquote(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendUnquoted(nil, []byte(s)); string(got) != want {
-			t.Errorf("appendUnquoted(%q) = %q, want %q", s, got, want)
-		}
-	}
-}
-
 func FuzzTranscript(f *testing.F) {
 	for _, l := range markdownLines {
 		f.Add([]byte(l))
