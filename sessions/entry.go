@@ -150,7 +150,7 @@ func plainString(v []byte) ([]byte, bool) {
 // member records the top-level fields every reader needs. Duplicate keys
 // overwrite, as JSON.parse does.
 func (e *Entry) member(ids *idPair, key, b []byte, i int) (int, error) {
-	name := keyName(key)
+	name := jsjson.KeyName(key)
 	if string(name) == "message" {
 		e.Role, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = "", nil, nil, nil, nil, nil, nil
 		var end int
@@ -190,7 +190,7 @@ func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
 		return 0, err
 	}
 	v := b[i:end]
-	switch string(keyName(key)) {
+	switch string(jsjson.KeyName(key)) {
 	case "role":
 		e.Role, _ = unquoteString(v)
 	case "content":
@@ -207,17 +207,6 @@ func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
 		e.MsgResponseModel = v
 	}
 	return end, nil
-}
-
-// keyName returns a raw key's name: the bytes between its quotes, decoded
-// only when it holds an escape (as jsjson.KeyIs compares).
-func keyName(key []byte) []byte {
-	name := key[1 : len(key)-1]
-	if bytes.IndexByte(name, '\\') < 0 {
-		return name
-	}
-	s, _ := jsjson.Unquote(key)
-	return []byte(s)
 }
 
 // unquoteString decodes a JSON string value; the names pi gives entry types
