@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Scan reads the session at path once, from start to end, and calls fn with
@@ -60,7 +62,7 @@ func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header,
 					if h.Version < CurrentVersion {
 						return scanMigrated(path, fn)
 					}
-				case e.Type != "session": // later header lines are never entries
+				case e.Type != schema.TypeSession: // later header lines are never entries
 					fn(e)
 				}
 			}
