@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// jsonIndent is what nodes served before this package: json.Indent and a
-// newline, the raw bytes on invalid input.
+// jsonIndent is what Indent must write: json.Indent and a newline, the raw
+// bytes on invalid input.
 func jsonIndent(raw []byte) []byte {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {

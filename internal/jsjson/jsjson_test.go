@@ -240,10 +240,7 @@ func checkIters(t *testing.T, v []byte) {
 	for k := 0; ; k++ {
 		var e []byte
 		if m, ok := it.Object(); ok {
-			for {
-				if _, _, ok := m.Next(); !ok {
-					break
-				}
+			for m.Next() {
 			}
 			e = it.EndObject(&m)
 		} else if e, ok = it.Next(); !ok {
@@ -262,14 +259,10 @@ func checkIters(t *testing.T, v []byte) {
 			return // keys encoding/json reads otherwise (lone surrogates)
 		}
 		got := map[string][]byte{}
-		for m := IterMembers(v); ; {
-			k, val, ok := m.Next()
-			if !ok {
-				break
-			}
-			got[string(KeyName(k))] = val
-			if !KeyIs(k, string(KeyName(k))) {
-				t.Fatalf("KeyIs(%q, %q) is false", k, KeyName(k))
+		for m := IterMembers(v); m.Next(); {
+			got[string(m.Name())] = m.Value()
+			if !bytes.Equal(m.Name(), KeyName(m.Key())) || !KeyIs(m.Key(), string(m.Name())) {
+				t.Fatalf("key %q, name %q", m.Key(), m.Name())
 			}
 		}
 		if len(got) != len(want) {

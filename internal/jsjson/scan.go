@@ -545,11 +545,19 @@ func skipString(b []byte, i int) int {
 	}
 }
 
-// MemberIter reads the members of a valid object, one at a time.
+// MemberIter reads the members of a valid object, one at a time:
+//
+//	for it := jsjson.IterMembers(obj); it.Next(); {
+//		switch string(it.Name()) {
+//		case "role":
+//			role = it.Value()
+//		}
+//	}
 type MemberIter struct {
-	b    []byte
-	i    int
-	done bool
+	b              []byte
+	i              int
+	done           bool
+	key, name, val []byte
 	// known are values located already: when a member's value starts
 	// where one does, Next jumps over it instead of reading it again.
 	known [2][]byte
@@ -578,16 +586,17 @@ func membersAt(b []byte, i int) MemberIter {
 // value starts where one of them does is jumped over, not read again.
 func (m *MemberIter) Known(a, b []byte) { m.known = [2][]byte{a, b} }
 
-// Next returns the next member's raw key (quotes included; KeyName gives
-// its name) and value; ok is false past the last member.
-func (m *MemberIter) Next() (key, val []byte, ok bool) {
+// Next moves to the next member; it reports false past the last.
+func (m *MemberIter) Next() bool {
 	b, i := m.b, m.i
 	if m.done || i >= len(b) || b[i] != '"' {
 		m.done = true
-		return nil, nil, false
+		m.key, m.name, m.val = nil, nil, nil
+		return false
 	}
 	kend := skipString(b, i)
-	key = b[i:kend]
+	m.key = b[i:kend]
+	m.name = KeyName(m.key)
 	i = SkipWS(b, kend) + 1 // past ':'
 	i = SkipWS(b, i)
 	var vend int
@@ -598,7 +607,7 @@ func (m *MemberIter) Next() (key, val []byte, ok bool) {
 	} else {
 		vend = skip(b, i)
 	}
-	val = b[i:vend]
+	m.val = b[i:vend]
 	i = SkipWS(b, vend)
 	if i < len(b) && b[i] == ',' {
 		m.i = SkipWS(b, i+1)
@@ -606,8 +615,17 @@ func (m *MemberIter) Next() (key, val []byte, ok bool) {
 		m.i = i + 1 // past '}'
 		m.done = true
 	}
-	return key, val, true
+	return true
 }
+
+// Key is the member's raw key, quotes included.
+func (m *MemberIter) Key() []byte { return m.key }
+
+// Name is the member's name: KeyName of its key.
+func (m *MemberIter) Name() []byte { return m.name }
+
+// Value is the member's raw value.
+func (m *MemberIter) Value() []byte { return m.val }
 
 // KeyName is a raw key's name: the bytes between its quotes, decoded only
 // when it holds an escape.
@@ -651,8 +669,8 @@ func (a *ElementIter) Next() (val []byte, ok bool) {
 }
 
 // Object starts reading the next element's members when it is an object,
-// so that a caller reads a block once: it reads every member, then
-// EndObject moves past the element and returns it.
+// so that a caller reads a block once: it reads every member (until Next
+// reports false), then EndObject moves past the element and returns it.
 func (a *ElementIter) Object() (MemberIter, bool) {
 	if a.i >= len(a.b) || a.b[a.i] != '{' {
 		return MemberIter{}, false
@@ -681,11 +699,7 @@ func (a *ElementIter) past(end int) int {
 // key's raw bytes (quotes included) and the value's bytes. It stops when fn
 // returns false.
 func Members(obj []byte, fn func(key, val []byte) bool) {
-	for it := IterMembers(obj); ; {
-		k, v, ok := it.Next()
-		if !ok || !fn(k, v) {
-			return
-		}
+	for it := IterMembers(obj); it.Next() && fn(it.Key(), it.Value()); {
 	}
 }
 
@@ -732,8 +746,11 @@ func Get(obj []byte, name string) []byte {
 func Has(obj []byte, name string) bool { return Get(obj, name) != nil }
 
 // Str returns the string value of obj[name] and whether it is a string.
-func Str(obj []byte, name string) (string, bool) {
-	v := Get(obj, name)
+func Str(obj []byte, name string) (string, bool) { return StringValue(Get(obj, name)) }
+
+// StringValue returns the value of the raw string v and whether v is a
+// string.
+func StringValue(v []byte) (string, bool) {
 	if KindOf(v) != String {
 		return "", false
 	}
