@@ -29,9 +29,9 @@ func IndentSize(v []byte, base int) (n int, ok bool) {
 }
 
 // An indenter is told a value's tokens by scanValue as it reads them, and
-// writes them indented, or, counting, adds up how many bytes it would
-// write: the writer and the counter are one walk, so their results cannot
-// disagree.
+// writes them indented, or, counting, only adds up how many bytes it
+// would write: the writer and the counter are one walk, so their results
+// cannot disagree.
 type indenter struct {
 	dst   []byte
 	n     int // the bytes counted
@@ -46,49 +46,74 @@ func (w *indenter) value(v []byte) bool {
 		return false
 	}
 	if w.base == 0 {
-		w.write(v[end:])
+		w.token(v, end, len(v))
 	}
 	return true
 }
 
-func (w *indenter) write(p []byte) {
+// The events of a walk, each written or counted. A token (a string, a
+// number, a literal) is written as it is, a key with ": " after it; an
+// empty object or array as "{}" or "[]"; a container opens and its
+// members or elements are separated with a newline at their depth, and it
+// closes on a line at its own.
+
+func (w *indenter) token(b []byte, i, end int) {
 	if w.count {
-		w.n += len(p)
+		w.n += end - i
 		return
 	}
-	w.dst = append(w.dst, p...)
+	w.dst = append(w.dst, b[i:end]...)
 }
 
-func (w *indenter) writeByte(c byte) {
+func (w *indenter) key(b []byte, i, end int) {
 	if w.count {
-		w.n++
+		w.n += end - i + 2
 		return
 	}
-	w.dst = append(w.dst, c)
+	w.dst = append(append(w.dst, b[i:end]...), ':', ' ')
 }
 
-// pair writes an empty object or array.
-func (w *indenter) pair(opener, closer byte) {
+func (w *indenter) empty(opener byte) {
 	if w.count {
 		w.n += 2
 		return
 	}
-	w.dst = append(w.dst, opener, closer)
+	w.dst = append(w.dst, opener, opener+2)
+}
+
+func (w *indenter) open(opener byte, depth int) {
+	if w.count {
+		w.n += 2 + 2*(w.base+depth)
+		return
+	}
+	w.dst = w.newline(append(w.dst, opener), depth)
+}
+
+func (w *indenter) comma(depth int) {
+	if w.count {
+		w.n += 2 + 2*(w.base+depth)
+		return
+	}
+	w.dst = w.newline(append(w.dst, ','), depth)
+}
+
+func (w *indenter) close(closer byte, depth int) {
+	if w.count {
+		w.n += 2 + 2*(w.base+depth)
+		return
+	}
+	w.dst = append(w.newline(w.dst, depth), closer)
 }
 
 const spaces = "                                                                                                                                "
 
-// newline starts a line at depth levels inside the value.
-func (w *indenter) newline(depth int) {
+// newline appends a newline and the indentation of depth.
+func (w *indenter) newline(dst []byte, depth int) []byte {
 	n := 2 * (w.base + depth)
-	if w.count {
-		w.n += 1 + n
-		return
-	}
-	w.dst = append(w.dst, '\n')
+	dst = append(dst, '\n')
 	for n > len(spaces) {
-		w.dst = append(w.dst, spaces...)
+		dst = append(dst, spaces...)
 		n -= len(spaces)
 	}
-	w.dst = append(w.dst, spaces[:n]...)
+	return append(dst, spaces[:n]...)
 }

@@ -123,14 +123,13 @@ func scanValue(b []byte, i int, w *indenter) (int, error) {
 			if i < len(b) && b[i] == closer {
 				i++
 				if w != nil {
-					w.pair(c, closer)
+					w.empty(c)
 				}
 				break
 			}
 			stack = append(stack, c)
 			if w != nil {
-				w.writeByte(c)
-				w.newline(len(stack))
+				w.open(c, len(stack))
 			}
 			if c == '{' {
 				var err error
@@ -145,7 +144,7 @@ func scanValue(b []byte, i int, w *indenter) (int, error) {
 				return 0, err
 			}
 			if w != nil {
-				w.write(b[i:end])
+				w.token(b, i, end)
 			}
 			i = end
 		default:
@@ -164,7 +163,7 @@ func scanValue(b []byte, i int, w *indenter) (int, error) {
 				return 0, ErrSyntax
 			}
 			if w != nil {
-				w.write(b[i:end])
+				w.token(b, i, end)
 			}
 			i = end
 		}
@@ -180,8 +179,7 @@ func scanValue(b []byte, i int, w *indenter) (int, error) {
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
 				if w != nil {
-					w.writeByte(',')
-					w.newline(len(stack))
+					w.comma(len(stack))
 				}
 				i++
 				if top == '{' {
@@ -195,8 +193,7 @@ func scanValue(b []byte, i int, w *indenter) (int, error) {
 			if b[i] == top+2 {
 				stack = stack[:len(stack)-1]
 				if w != nil {
-					w.newline(len(stack))
-					w.writeByte(b[i])
+					w.close(top+2, len(stack))
 				}
 				i++
 				continue
@@ -217,8 +214,7 @@ func scanKeyColon(b []byte, i int, w *indenter) (int, error) {
 		return 0, err
 	}
 	if w != nil {
-		w.write(b[i:end])
-		w.write(colon)
+		w.key(b, i, end)
 	}
 	i = SkipWS(b, end)
 	if i >= len(b) || b[i] != ':' {
@@ -226,8 +222,6 @@ func scanKeyColon(b []byte, i int, w *indenter) (int, error) {
 	}
 	return i + 1, nil
 }
-
-var colon = []byte(": ")
 
 func literalEnd(b []byte, i int, lit string) (int, bool) {
 	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
@@ -373,7 +367,13 @@ func hasControl(s []byte) bool {
 
 // ScanValue validates the value starting at b[i] (after optional
 // whitespace) and returns the index just past it.
-func ScanValue(b []byte, i int) (int, error) { return scanValue(b, i, nil) }
+func ScanValue(b []byte, i int) (int, error) {
+	if i < len(b) && b[i] == '"' {
+		// Most values of a session's lines are strings.
+		return scanString(b, i)
+	}
+	return scanValue(b, i, nil)
+}
 
 // ScanObject validates the object starting at b[i] (after optional
 // whitespace). For each member it calls val with the raw key and the index
@@ -554,10 +554,14 @@ func skipString(b []byte, i int) int {
 //		}
 //	}
 type MemberIter struct {
-	b              []byte
-	i              int
-	done           bool
-	key, name, val []byte
+	b    []byte
+	i    int // where the next member starts
+	done bool
+	// The member Next moved to: b[ks:ke] is its key, b[vs:ve] its
+	// value; esc tells that the key holds an escape. Bounds, not
+	// slices: storing a slice costs a write barrier's check.
+	ks, ke, vs, ve int
+	esc            bool
 	// known are values located already: when a member's value starts
 	// where one does, Next jumps over it instead of reading it again.
 	known [2][]byte
@@ -591,12 +595,17 @@ func (m *MemberIter) Next() bool {
 	b, i := m.b, m.i
 	if m.done || i >= len(b) || b[i] != '"' {
 		m.done = true
-		m.key, m.name, m.val = nil, nil, nil
+		m.ks, m.ke, m.vs, m.ve = 0, 0, 0, 0
 		return false
 	}
 	kend := skipString(b, i)
-	m.key = b[i:kend]
-	m.name = KeyName(m.key)
+	m.ks, m.ke, m.esc = i, kend, false
+	for _, c := range b[i+1 : kend-1] {
+		if c == '\\' {
+			m.esc = true
+			break
+		}
+	}
 	i = SkipWS(b, kend) + 1 // past ':'
 	i = SkipWS(b, i)
 	var vend int
@@ -607,7 +616,7 @@ func (m *MemberIter) Next() bool {
 	} else {
 		vend = skip(b, i)
 	}
-	m.val = b[i:vend]
+	m.vs, m.ve = i, vend
 	i = SkipWS(b, vend)
 	if i < len(b) && b[i] == ',' {
 		m.i = SkipWS(b, i+1)
@@ -619,13 +628,24 @@ func (m *MemberIter) Next() bool {
 }
 
 // Key is the member's raw key, quotes included.
-func (m *MemberIter) Key() []byte { return m.key }
+func (m *MemberIter) Key() []byte { return m.b[m.ks:m.ke] }
 
 // Name is the member's name: KeyName of its key.
-func (m *MemberIter) Name() []byte { return m.name }
+func (m *MemberIter) Name() []byte {
+	if m.esc {
+		return m.decodedName()
+	}
+	return m.b[m.ks+1 : m.ke-1]
+}
+
+// decodedName is Name's rare path, kept out of line so that Name is
+// inlined.
+//
+//go:noinline
+func (m *MemberIter) decodedName() []byte { return AppendUnquoted(nil, m.Key()) }
 
 // Value is the member's raw value.
-func (m *MemberIter) Value() []byte { return m.val }
+func (m *MemberIter) Value() []byte { return m.b[m.vs:m.ve] }
 
 // KeyName is a raw key's name: the bytes between its quotes, decoded only
 // when it holds an escape.
@@ -713,21 +733,21 @@ func Elements(arr []byte, fn func(val []byte) bool) {
 	}
 }
 
-// KeyIs reports whether the raw key (with quotes) spells name.
-func KeyIs(key []byte, name string) bool { return StringIs(key, name) }
-
-// StringIs reports whether the raw value v is a string whose value is s,
-// without allocating unless v holds an escape.
-func StringIs(v []byte, s string) bool {
-	if len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s {
+// KeyIs reports whether the raw key (with quotes) spells name, without
+// allocating unless the key holds an escape.
+func KeyIs(key []byte, name string) bool {
+	if len(key) == len(name)+2 && string(key[1:len(key)-1]) == name {
 		return true
 	}
-	if KindOf(v) != String || bytes.IndexByte(v, '\\') < 0 {
+	if bytes.IndexByte(key, '\\') < 0 {
 		return false
 	}
-	u, _ := Unquote(v)
-	return u == s
+	s, _ := Unquote(key)
+	return s == name
 }
+
+// StringIs reports whether the raw value v is a string whose value is s.
+func StringIs(v []byte, s string) bool { return KindOf(v) == String && KeyIs(v, s) }
 
 // Get returns the value of the last member named name (JSON.parse keeps the
 // last of duplicate keys), or nil when obj has none or is not an object.

@@ -178,9 +178,9 @@ type Walk struct {
 }
 
 // Of reads the head of e and makes ready to read its parts.
-func Of(e *sessions.Entry) Walk {
-	w := Walk{Head: Head{Entry: e}}
+func Of(e *sessions.Entry) (w Walk) {
 	h := &w.Head
+	h.Entry = e
 	switch e.Type {
 	case schema.TypeMessage:
 		w.readMessage()
