@@ -148,27 +148,25 @@ func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
 // cost.total is a number.
 func DecodeUsage(v []byte) (u Usage, hasCost bool) {
 	var in, out, cr, cw, cost, total []byte
-	jsjson.Members(v, func(k, v []byte) bool {
-		switch {
-		case jsjson.KeyIs(k, "input"):
+	for it := jsjson.IterMembers(v); it.Next(); {
+		switch v := it.Value(); string(it.Name()) {
+		case "input":
 			in = v
-		case jsjson.KeyIs(k, "output"):
+		case "output":
 			out = v
-		case jsjson.KeyIs(k, "cacheRead"):
+		case "cacheRead":
 			cr = v
-		case jsjson.KeyIs(k, "cacheWrite"):
+		case "cacheWrite":
 			cw = v
-		case jsjson.KeyIs(k, "cost"):
+		case "cost":
 			cost = v
 		}
-		return true
-	})
-	jsjson.Members(cost, func(k, v []byte) bool {
-		if jsjson.KeyIs(k, "total") {
-			total = v
+	}
+	for it := jsjson.IterMembers(cost); it.Next(); {
+		if string(it.Name()) == "total" {
+			total = it.Value()
 		}
-		return true
-	})
+	}
 	u = Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
 	return u.Finish(), jsjson.KindOf(total) == jsjson.Number
 }
