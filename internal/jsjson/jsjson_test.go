@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var parseCases = []struct {
@@ -253,7 +254,10 @@ func checkIters(t *testing.T, v []byte) {
 			t.Fatalf("%q: element %d is %q", v, k, e)
 		}
 	}
-	if KindOf(v) == Object {
+	// Names are compared as encoding/json decodes them; Name leaves a key
+	// without escapes as it is, invalid UTF-8 included (no name pifs looks
+	// for has any).
+	if KindOf(v) == Object && utf8.Valid(v) {
 		var want map[string]json.RawMessage
 		if err := json.Unmarshal(v, &want); err != nil {
 			return // keys encoding/json reads otherwise (lone surrogates)
