@@ -8,7 +8,8 @@
 // (AppendEntryMarkdown, AppendEntryHTML): the rendering of a path is the
 // rendering of its prefix followed by the pieces of the entries after it,
 // so a view can grow as entries are appended under its leaf without
-// rendering the prefix again.
+// rendering the prefix again. Each piece is written from package parts'
+// reading of its entry; JSON is read and indented by package jsjson.
 package render
 
 import (

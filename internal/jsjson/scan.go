@@ -6,6 +6,11 @@
 // JavaScript's rules. The scanner works on raw bytes and never builds a value
 // tree, so that a 100 MB session can be indexed without decoding message
 // bodies.
+//
+// It is pifs's one JSON reader: the parser's validating walk (which also
+// indents, AppendIndent), the iterators over members and elements that the
+// renderers read parsed values with, and the string, number and skip
+// scanners under both live here once.
 package jsjson
 
 import (
