@@ -14,7 +14,7 @@ import (
 // WatchOptions configure a Watcher.
 type WatchOptions struct {
 	// Poll forces polling at this interval instead of change events.
-	// When 0, the kernel's change events (inotify) are used where the
+	// When 0, the kernel's change events (inotify, kqueue) are used where the
 	// store's file system gives them, and polling every DefaultPoll
 	// elsewhere (network and FUSE file systems, whose remote changes raise
 	// no events here).
@@ -71,7 +71,7 @@ func (x *Index) Watch(o WatchOptions, fn func([]Change)) *Watcher {
 // Mode says how the watcher learns of changes, for the log.
 func (w *Watcher) Mode() string {
 	if w.w != nil {
-		return "change events (inotify)"
+		return "change events (" + eventsKind + ")"
 	}
 	return fmt.Sprintf("polling every %v", w.poll)
 }
@@ -196,26 +196,13 @@ func (w *Watcher) deliver(changes []Change) {
 	}
 }
 
-// File system types whose remote changes raise no inotify events here.
-var noEvents = map[int64]bool{
-	0x6969:     true, // NFS
-	0x517B:     true, // SMB
-	0xFF534D42: true, // CIFS
-	0xFE534D42: true, // SMB2
-	0x65735546: true, // FUSE (sshfs, rclone…)
-	0x01021997: true, // 9p
-	0x00C36400: true, // Ceph
-	0x47504653: true, // GPFS
-	0x0BD00BD0: true, // Lustre
-}
-
 // eventsWork tells whether change events can be trusted for dir (or, while
 // it does not exist, the nearest folder above it).
 func eventsWork(dir string) bool {
 	for d := dir; ; d = filepath.Dir(d) {
 		var st syscall.Statfs_t
 		if err := syscall.Statfs(d, &st); err == nil {
-			return !noEvents[int64(st.Type)]
+			return hasEvents(&st)
 		}
 		if filepath.Dir(d) == d {
 			return true

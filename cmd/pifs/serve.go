@@ -99,7 +99,7 @@ func serve(cfg config, ready *os.File) int {
 		os.Chdir("/") // keep no directory busy
 		// Later output, panics included, goes to the log, and the parent
 		// sees the end of what it copies from our stderr.
-		syscall.Dup3(int(logFile.Fd()), 2, 0)
+		dupTo(int(logFile.Fd()), 2)
 		fmt.Fprintf(ready, "ok\t%s\n", line)
 		ready.Close()
 	} else if logFile != nil {
