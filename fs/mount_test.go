@@ -336,8 +336,6 @@ func TestTarMatchesCat(t *testing.T) {
 	}
 }
 
-
-
 func TestWritesRefused(t *testing.T) {
 	store, _ := writeStore(t)
 	mnt := testMount(t, store)

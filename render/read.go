@@ -275,15 +275,7 @@ func appendUnquoted(dst, raw []byte) []byte {
 		if k >= 0 {
 			seg = body[:k]
 		}
-		if utf8.Valid(seg) {
-			dst = append(dst, seg...)
-		} else {
-			for len(seg) > 0 {
-				r, n := utf8.DecodeRune(seg)
-				dst = utf8.AppendRune(dst, r)
-				seg = seg[n:]
-			}
-		}
+		dst = jsjson.AppendValidText(dst, seg)
 		if k < 0 {
 			break
 		}

@@ -12,7 +12,9 @@ import (
 
 // pi's append schema: what one line written to a session's controls
 // (append, leaf, name) or to fork and new means, and the refusal that says
-// what is wrong with it and what to write instead.
+// what is wrong with it and what to write instead. Text that is not valid
+// UTF-8 is taken as pi would read it: each invalid sequence is U+FFFD
+// (jsjson.ValidText), so that every line written is valid JSON.
 
 // Refusal is a refused line: the sentence that says why and what to do
 // instead, and the error (ErrInvalid, ErrNotFound, or one
@@ -81,7 +83,7 @@ func (b *Builder) NameLine(line []byte) error {
 // label, a name the mount shows: pi's /tree); a blank line moves it before
 // the first entry.
 func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool)) error {
-	ref := string(line)
+	ref := jsjson.ValidText(string(line))
 	if strings.TrimSpace(ref) == "" {
 		_, err := b.MoveLeaf("")
 		return err
@@ -474,7 +476,7 @@ func ParseForkLine(line []byte) (ForkRequest, error) {
 			return r, err
 		}
 	default:
-		r.From = string(line)
+		r.From = jsjson.ValidText(string(line))
 	}
 	if r.Cwd != "" {
 		var err error
@@ -523,7 +525,7 @@ func ParseNewLine(line []byte, inProject bool) (SessionOptions, error) {
 	case len(v) == 0:
 		return so, refuse(ErrInvalid, `empty line; write %s`, usage)
 	default:
-		so.Cwd = string(v)
+		so.Cwd = jsjson.ValidText(string(v))
 	}
 	cwd, err := checkCwd(so.Cwd)
 	if err != nil {

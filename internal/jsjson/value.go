@@ -8,9 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// Unquote decodes a raw JSON string (with its quotes). Lone surrogates and
-// invalid UTF-8 become U+FFFD, as they do when JavaScript text is written out
-// as UTF-8.
+// Unquote decodes a raw JSON string (with its quotes). Lone surrogates
+// become U+FFFD, as they do when JavaScript text is written out as UTF-8,
+// and so does each invalid UTF-8 sequence, as JavaScript reads the bytes
+// (see invalidLen).
 func Unquote(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", ErrSyntax
@@ -25,6 +26,9 @@ func Unquote(raw []byte) (string, error) {
 		c := body[i]
 		if c != '\\' {
 			r, n := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && n == 1 {
+				n = invalidLen(body[i:])
+			}
 			sb.WriteRune(r)
 			i += n
 			continue
@@ -89,11 +93,26 @@ func hex4(b []byte, i int) (rune, bool) {
 
 // Quote writes s as JSON.stringify does: only '"', '\\' and control
 // characters are escaped, with the short escapes where JavaScript has them.
+// Bytes of s that are not valid UTF-8 are written as the JavaScript string
+// read from them holds them: each invalid sequence as one U+FFFD (see
+// invalidLen), so that the result is always valid UTF-8 and valid JSON.
 func Quote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	valid := utf8.ValidString(s)
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf && !valid {
+			if r, n := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || n != 1 {
+				i += n - 1
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, replacement...)
+			i += invalidLen(s[i:]) - 1
+			start = i + 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
