@@ -41,6 +41,7 @@ func serve(cfg config, ready *os.File) int {
 		logger = newLogger(f, cfg, true)
 	}
 	cfg.fs.Logger = logger
+	raiseFileLimit(logger)
 	// Signals that come while mounting are handled once mounted.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
