@@ -93,6 +93,9 @@ func clearDeadMount(mnt string, logger *slog.Logger) error {
 		return refuse(KindMountpoint, "mountpoint %s is %s (transport endpoint is not connected); clear it with: %s", mnt, kind, lazyUnmountCommand(mnt))
 	}
 	if err := detach(path); err != nil {
+		if !disconnected(mnt) {
+			return nil // another pifs starting here cleared it first
+		}
 		return refuse(KindMountpoint, "mountpoint %s is a dead pifs mount of %s that could not be cleared (%v); clear it with: %s", mnt, m.Source, err, lazyUnmountCommand(mnt))
 	}
 	logger.Info(fmt.Sprintf("cleared a dead pifs mount of %s on %s", m.Source, mnt))
@@ -152,4 +155,39 @@ func checkMountpoint(mnt, store string, nonEmpty bool, logger *slog.Logger) erro
 		}
 	}
 	return nil
+}
+
+// lockMountpoint takes an exclusive flock(2) on the mountpoint directory
+// and returns what releases it. Mount holds it from before its checks
+// until the mount is up and in the mount table, so that of two pifs
+// started at once on one mountpoint the second checks it only then, finds
+// the mount and refuses. The lock is on the directory's own inode, under
+// the mount: it needs no file anywhere and leaves none, works for any user
+// who may open the directory (as mounting there needs), on any file system
+// that has flock (NFS emulates it with byte-range locks); where it fails,
+// the checks go on unlocked. A pifs that opens the directory once it is
+// mounted over gets the mount's root instead, and the mount table already
+// says it is a mount. A dead mount there is cleared first: it cannot be
+// opened.
+func lockMountpoint(mnt string, logger *slog.Logger) (unlock func(), err error) {
+	d, err := os.Open(mnt)
+	if err != nil && (errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)) {
+		if err := clearDeadMount(mnt, logger); err != nil {
+			return nil, err
+		}
+		d, err = os.Open(mnt)
+	}
+	if err != nil {
+		return func() {}, nil // checkMountpoint says what is wrong
+	}
+	for {
+		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		logger.Debug(fmt.Sprintf("mountpoint %s: no lock against another pifs mounting there at the same time: %v", mnt, err))
+	}
+	return func() { d.Close() }, nil // closing the last descriptor releases the lock
 }

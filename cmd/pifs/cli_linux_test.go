@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestDeadOtherMount: a dead FUSE mount that is not pifs's is left alone
@@ -82,5 +84,108 @@ func TestFileLimitRaised(t *testing.T) {
 	}
 	if logged, _ := os.ReadFile(log); !strings.Contains(string(logged), "open files: limit raised from ") {
 		t.Errorf("the log does not say the limit was raised:\n%s", logged)
+	}
+}
+
+// mountsAt counts the mounts stacked at mnt in /proc/self/mountinfo.
+func mountsAt(t *testing.T, mnt string) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == mnt {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMountRace: of two pifs started at the same instant on one
+// mountpoint, exactly one mounts; the other exits 3 and says why. Nothing
+// is stacked, and nothing is left once the one that mounted is stopped.
+// Both run in the foreground, to start as close together as can be.
+func TestMountRace(t *testing.T) {
+	bin := buildPifs(t)
+	store := testStore(t)
+	for round := 0; round < 10; round++ {
+		mnt := emptyDir(t)
+		type result struct {
+			mounted bool
+			code    int
+			out     string
+		}
+		var cmds [2]*exec.Cmd
+		var results [2]chan result
+		for i := range cmds {
+			cmds[i] = exec.Command(bin, "--sessions-dir", store, mnt)
+			stderr, err := cmds[i].StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[i] = make(chan result, 1)
+			go func(c *exec.Cmd, ch chan result) {
+				var out strings.Builder
+				sc := bufio.NewScanner(stderr)
+				for sc.Scan() {
+					out.WriteString(sc.Text() + "\n")
+					if strings.HasPrefix(sc.Text(), "pifs: mounted ") {
+						ch <- result{mounted: true, out: out.String()}
+						for sc.Scan() {
+						}
+						return
+					}
+				}
+				c.Wait()
+				ch <- result{code: c.ProcessState.ExitCode(), out: out.String()}
+			}(cmds[i], results[i])
+		}
+		for _, c := range cmds {
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := [2]result{<-results[0], <-results[1]}
+		n := mountsAt(t, mnt)
+		winner, loser := -1, -1
+		for i := range r {
+			if r[i].mounted {
+				winner = i
+			} else {
+				loser = i
+			}
+		}
+		// Stop what mounted. With two mounts stacked, the first signalled
+		// unmounts the top one, which may be the other's: each gets its
+		// signal, then a kill, and what is left is unmounted lazily.
+		for i, c := range cmds {
+			if r[i].mounted {
+				c.Process.Signal(syscall.SIGTERM)
+				done := make(chan struct{})
+				go func() { c.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					c.Process.Kill()
+					<-done
+				}
+			}
+		}
+		for i := 0; i < 2 && mountsAt(t, mnt) > 0; i++ {
+			exec.Command("fusermount3", "-u", "-z", mnt).Run()
+		}
+		switch {
+		case n != 1:
+			t.Errorf("round %d: %d mounts stacked at %s", round, n, mnt)
+		case winner < 0 || loser < 0 || r[loser].code != exitMountpoint:
+			t.Errorf("round %d: want one mounted and one exit %d; got %+v", round, exitMountpoint, r)
+		case r[loser].out != "pifs: mountpoint "+mnt+" is already a mount (fuse.pifs of "+store+"); unmount it first: fusermount3 -u "+mnt+"\n":
+			t.Errorf("round %d: the pifs that did not mount says %q", round, r[loser].out)
+		}
+		if names, _ := os.ReadDir(mnt); len(names) != 0 {
+			t.Errorf("round %d: %d files left in the mountpoint", round, len(names))
+		}
 	}
 }
