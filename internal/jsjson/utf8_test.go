@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -173,6 +175,93 @@ func FuzzQuote(f *testing.F) {
 		}
 		if u, err := Unquote(q); err != nil || u != want {
 			t.Fatalf("Unquote(Quote(%q)) = %q (%v), want %q", s, u, err, want)
+		}
+	})
+}
+
+// stringifyRef is JSON.stringify of the JavaScript string that JSON.parse
+// makes of the raw JSON string raw, unit by unit: escapes decoded to UTF-16
+// code units, raw bytes as a UTF-8 decoder reads them (whatwgDecode); then
+// '"', '\\' and control characters escaped, lone surrogates as lowercase
+// \u escapes. It is the reference for requote.
+func stringifyRef(raw []byte) []byte {
+	var units []uint16
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		if body[i] != '\\' {
+			j := i
+			for j < len(body) && body[j] != '\\' {
+				j++
+			}
+			units = append(units, utf16.Encode([]rune(whatwgDecode(body[i:j])))...)
+			i = j
+			continue
+		}
+		switch c := body[i+1]; c {
+		case 'u':
+			r, _ := hex4(body, i+2)
+			units = append(units, uint16(r))
+			i += 6
+			continue
+		case 'b':
+			units = append(units, '\b')
+		case 'f':
+			units = append(units, '\f')
+		case 'n':
+			units = append(units, '\n')
+		case 'r':
+			units = append(units, '\r')
+		case 't':
+			units = append(units, '\t')
+		default:
+			units = append(units, uint16(c))
+		}
+		i += 2
+	}
+	out := []byte{'"'}
+	for k := 0; k < len(units); k++ {
+		u := units[k]
+		switch {
+		case u == '"' || u == '\\':
+			out = append(out, '\\', byte(u))
+		case u < 0x20:
+			short := map[uint16]byte{'\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+			if c, ok := short[u]; ok {
+				out = append(out, '\\', c)
+			} else {
+				out = fmt.Appendf(out, "\\u%04x", u)
+			}
+		case u >= 0xD800 && u < 0xDC00 && k+1 < len(units) && units[k+1] >= 0xDC00 && units[k+1] < 0xE000:
+			out = utf8.AppendRune(out, utf16.DecodeRune(rune(u), rune(units[k+1])))
+			k++
+		case u >= 0xD800 && u < 0xE000:
+			out = fmt.Appendf(out, "\\u%04x", u)
+		default:
+			out = utf8.AppendRune(out, rune(u))
+		}
+	}
+	return append(out, '"')
+}
+
+var requoteSeeds = []string{
+	`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u0000\u001f\u0020\u007f"`, `"\u0022\u005c\u002f"`,
+	`"\u00e9\u20ac\ud83d\ude00"`, `"\ud800"`, `"\udc00x"`, `"\ud800\u0041"`, `"\ud83d\ud83d\ude00"`, `"\uDBFF\uDFFF"`,
+	"\"é €\xff\xfe\\n\xe2\x82\\u0041\"", "\"\xed\xa0\x80\\ud800\"", `"\u2028\u2029"`,
+}
+
+// FuzzRequote: requote writes what JSON.stringify writes for the string
+// JSON.parse reads from any raw JSON string, in one pass.
+func FuzzRequote(f *testing.F) {
+	for _, s := range requoteSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := Parse(b)
+		if err != nil || KindOf(v) != String {
+			return
+		}
+		if got, want := requote(nil, v), stringifyRef(v); !bytes.Equal(got, want) {
+			t.Fatalf("requote(%q) = %q, want %q", v, got, want)
 		}
 	})
 }
