@@ -200,8 +200,31 @@ func scanName(path string, from nameScan) (nameScan, error) {
 			return nameScan{complete: name, upTo: off, name: last}, nil
 		}
 		if have == len(buf) {
-			// One line longer than the buffer: make room for the rest.
-			buf = append(buf, make([]byte, len(buf))...)
+			// One line longer than the buffer. Only one with "_info" can
+			// name the session: that one is read whole, in a buffer of its
+			// size, any other is skipped unread, as is one too long for pi.
+			end, nl, has, err := lineEnd(f, off, MaxLine, infoSuffix)
+			if err != nil {
+				return from, err
+			}
+			if !nl && end-off >= MaxLine {
+				if end, nl, err = skipLine(f, end); err != nil {
+					return from, err
+				}
+				has = false
+			}
+			last := name
+			if has {
+				line := make([]byte, end-off)
+				if _, err := f.ReadAt(line, off); err != nil && err != io.EOF {
+					return from, err
+				}
+				last = take(bytes.TrimSuffix(line, []byte{'\n'}), name)
+			}
+			if !nl {
+				return nameScan{complete: name, upTo: off, name: last}, nil
+			}
+			name, off, have = last, end, 0
 		}
 	}
 }
