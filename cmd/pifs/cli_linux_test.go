@@ -189,3 +189,67 @@ func TestMountRace(t *testing.T) {
 		}
 	}
 }
+
+// vm is a field of /proc/PID/status (VmHWM, VmRSS), in bytes.
+func vm(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			var kb int64
+			fmt.Sscan(rest, &kb)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// TestMemoryBound: a session with a 48 MiB line takes the mount to at
+// most the budget, two and a half times the session and 64 MiB at its
+// peak (its bytes once, its info.json once, work in flight); once the
+// mount gives it up for another session, the memory goes back to the
+// system: the bound holds idle too.
+func TestMemoryBound(t *testing.T) {
+	bin := buildPifs(t)
+	store := filepath.Join(t.TempDir(), "store")
+	os.MkdirAll(filepath.Join(store, "--p--"), 0o755)
+	const size, budget, fixed = 48 << 20, 8 << 20, 64 << 20
+	big := `{"type":"session","version":3,"id":"big","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}` + "\n" +
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"` +
+		strings.Repeat("a long line ", size/12) + `"}}` + "\n"
+	small := `{"type":"session","version":3,"id":"small","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}` + "\n" +
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	os.WriteFile(filepath.Join(store, "--p--", "big.jsonl"), []byte(big), 0o644)
+	os.WriteFile(filepath.Join(store, "--p--", "small.jsonl"), []byte(small), 0o644)
+	mnt := emptyDir(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	if out, code := pifsStatus(t, bin, nil, "--daemon", "--cache-size", "8MiB", "--pid-file", pidFile, "--log-file", filepath.Join(t.TempDir(), "log"), "--sessions-dir", store, mnt); code != 0 {
+		t.Fatalf("pifs --daemon: %d %s", code, out)
+	}
+	pid := readPid(t, pidFile)
+	defer func() { syscall.Kill(pid, syscall.SIGTERM); waitGone(t, pid) }()
+	info, err := os.ReadFile(filepath.Join(mnt, "--p--", "big", "info.json"))
+	if err != nil || len(info) < size {
+		t.Fatalf("big/info.json: %d bytes, %v", len(info), err)
+	}
+	held := vm(t, pid, "VmRSS")
+	if peak := vm(t, pid, "VmHWM"); peak > budget+size*5/2+fixed {
+		t.Errorf("peak %d MiB for a session of %d MiB and a budget of %d MiB", peak>>20, size>>20, budget>>20)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "--p--", "small", "info.json")); err != nil {
+		t.Fatal(err)
+	}
+	var rss int64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if rss = vm(t, pid, "VmRSS"); rss <= budget+fixed {
+			break
+		}
+	}
+	if rss > budget+fixed {
+		t.Errorf("idle once the big session is given up: %d MiB (%d MiB while it was held), want at most %d MiB", rss>>20, held>>20, (budget+fixed)>>20)
+	}
+}

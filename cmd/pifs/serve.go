@@ -9,10 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/pifs/pifs/fs"
@@ -50,23 +48,8 @@ func serve(cfg config, ready *os.File) int {
 			return fail(ready, logFile, exitError, err)
 		}
 	}
-	// The Go heap is kept near the cache's budget: what is cached is
-	// counted in bytes, and the collector returns the rest. Parsing a
-	// session takes about one and a half times its size while it is read,
-	// so the limit grows with the largest session parsed; the rest of the
-	// 64 MiB over the budget is for what is not heap (stacks, the runtime).
-	base := cfg.cacheBytes + 40<<20
-	debug.SetMemoryLimit(base)
+	cfg.fs.Parsed = newMemory(cfg.cacheBytes).parsed
 	spareProc()
-	var largest atomic.Int64
-	cfg.fs.Parsed = func(size int64) {
-		for l := largest.Load(); size > l; l = largest.Load() {
-			if largest.CompareAndSwap(l, size) {
-				debug.SetMemoryLimit(base + size + size/2)
-				return
-			}
-		}
-	}
 	m, err := fs.Mount(cfg.mountpoint, cfg.fs)
 	if err != nil {
 		return fail(ready, logFile, exitCode(err), err)
