@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,15 +119,23 @@ func TestMountRace(t *testing.T) {
 			out     string
 		}
 		var cmds [2]*exec.Cmd
-		var results [2]chan result
+		var stderr [2]io.Reader
 		for i := range cmds {
 			cmds[i] = exec.Command(bin, "--sessions-dir", store, mnt)
-			stderr, err := cmds[i].StderrPipe()
-			if err != nil {
+			var err error
+			if stderr[i], err = cmds[i].StderrPipe(); err != nil {
 				t.Fatal(err)
 			}
+		}
+		for _, c := range cmds {
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var results [2]chan result
+		for i := range cmds {
 			results[i] = make(chan result, 1)
-			go func(c *exec.Cmd, ch chan result) {
+			go func(c *exec.Cmd, stderr io.Reader, ch chan result) {
 				var out strings.Builder
 				sc := bufio.NewScanner(stderr)
 				for sc.Scan() {
@@ -140,12 +149,7 @@ func TestMountRace(t *testing.T) {
 				}
 				c.Wait()
 				ch <- result{code: c.ProcessState.ExitCode(), out: out.String()}
-			}(cmds[i], results[i])
-		}
-		for _, c := range cmds {
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
+			}(cmds[i], stderr[i], results[i])
 		}
 		r := [2]result{<-results[0], <-results[1]}
 		n := mountsAt(t, mnt)
