@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
 )
 
 // TestNoOpendir: the kernel opens folders without OPENDIR once told it is
