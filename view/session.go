@@ -217,6 +217,12 @@ var sessionFiles = []struct {
 	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
 	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
 	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
+	{tree.FilterDefault.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterDefault) }},
+	{tree.FilterNoTools.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterNoTools) }},
+	{tree.FilterUserOnly.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterUserOnly) }},
+	{tree.FilterLabeledOnly.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterLabeledOnly) }},
+	{tree.FilterAll.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterAll) }},
+	{promptsName, syscall.S_IFREG, func(s sessionRef) Node { return newPromptsFile(s) }},
 }
 
 func (d *sessionDir) list() ([]Child, error) {
