@@ -93,8 +93,12 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 					add(Forget, byIDName, names.Encode(f.Header.ID))
 				}
 			}
+			if c.New != nil && c.New.Header != nil {
+				out = append(out, prefixNotices(c.New.Header.ID)...)
+			}
 			touch(byIDName)
 			add(Refresh, byCwdName)
+			out = append(out, v.lineageNotices(c.Old, c.New)...)
 		}
 		touch()
 	}

@@ -248,10 +248,10 @@ func (d *byIDDir) lookup(name string) (Child, error) {
 	if !ok {
 		return Child{}, ErrNotFound
 	}
-	if _, found := d.v.st.sessionByID(id); !found || names.Encode(id) != name {
-		return Child{}, ErrNotFound
+	if _, found := d.v.st.sessionByID(id); found && names.Encode(id) == name {
+		return d.link(id), nil
 	}
-	return d.link(id), nil
+	return d.prefix(name, id)
 }
 
 func (d *byIDDir) link(id string) Child {
