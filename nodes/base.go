@@ -369,7 +369,7 @@ func (d *dir) Rmdir(ctx context.Context, name string) syscall.Errno {
 }
 
 func (d *dir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	return syscall.EROFS
+	return d.rename(ctx, name, newParent, newName, flags)
 }
 
 func (d *dir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

@@ -254,7 +254,7 @@ func (v *View) perm(f File) uint32 {
 // Writable tells whether f takes writes.
 func (v *View) Writable(f File) bool {
 	_, ok := f.(writable)
-	return ok && !v.opts.ReadOnly
+	return ok && !v.opts.ReadOnly && !inTrash(f)
 }
 
 // Content is a file's whole content.

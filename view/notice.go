@@ -98,6 +98,9 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 			}
 			touch(byIDName)
 			add(Refresh, byCwdName)
+			// A session trashed or restored, by pifs or by trash-put
+			// and trash-restore, leaves or joins trash/.
+			add(Refresh, trashName)
 			out = append(out, v.lineageNotices(c.Old, c.New)...)
 		}
 		touch()
@@ -131,8 +134,8 @@ func (v *View) Wake() { v.st.out.wake() }
 // store (a node per name the kernel looked up) follows its cache, not
 // everything the walk passed. done says it was told.
 func (v *View) Take() (notices []Notice, done func()) {
-	changes, evicted, done := v.st.out.take()
-	notices = v.Notices(changes)
+	changes, evicted, own, done := v.st.out.take()
+	notices = append(v.Notices(changes), own...)
 	for _, k := range evicted {
 		if v.st.isParsed(k) {
 			continue // parsed again since: in use

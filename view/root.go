@@ -22,7 +22,7 @@ const (
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
-	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true}
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true}
 	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
 )
 
@@ -45,7 +45,7 @@ type rootDir struct{ inRoot }
 func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
 
 func (s *rootDir) list() ([]Child, error) {
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage()}
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash()}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -67,6 +67,8 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return s.latest()
 	case usageName:
 		return s.usage(), nil
+	case trashName:
+		return s.trash(), nil
 	}
 	if !s.v.st.hasProject(name) {
 		return Child{}, ErrNotFound
@@ -76,6 +78,10 @@ func (s *rootDir) lookup(name string) (Child, error) {
 
 func (s *rootDir) byID() Child {
 	return Child{byIDName, syscall.S_IFDIR, names.Ino(byIDName), func() Node { return newByIDDir(s.v) }}
+}
+
+func (s *rootDir) trash() Child {
+	return Child{trashName, syscall.S_IFDIR, names.Ino(trashName), func() Node { return newTrashDir(s.v) }}
 }
 
 func (s *rootDir) byCwd() Child {
