@@ -357,6 +357,9 @@ func (d *dir) Mknod(ctx context.Context, name string, mode uint32, dev uint32, o
 }
 
 func (d *dir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if n, fh, errno, ok := d.importFile(ctx, name, out); ok {
+		return n, fh, fuse.FOPEN_DIRECT_IO, errno
+	}
 	return nil, nil, 0, d.r.errno(d.r.v.Create(d.f, name, caller(ctx)))
 }
 

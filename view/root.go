@@ -23,7 +23,7 @@ const (
 // projectNames a project folder's (no session file can take them).
 var (
 	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true}
 )
 
 // dirMtime is a store folder's mtime. A store that is not there (not
@@ -126,7 +126,7 @@ func (d *projectDir) list() ([]Child, error) {
 	}
 	d.v.ahead.listing(d.project, time.Now())
 	out := make([]Child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName())
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors())
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -148,6 +148,8 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return d.usage(), nil
 	case byNameName:
 		return d.byName(), nil
+	case errorsName:
+		return d.errors(), nil
 	}
 	if _, err := d.v.st.meta(d.project, name); err != nil {
 		return Child{}, err
