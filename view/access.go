@@ -84,3 +84,27 @@ func inGroup(c Caller, gid uint32) bool {
 	}
 	return false
 }
+
+// changeable gives the folders that take changes their write bits, so
+// that the kernel, checking permissions itself (default_permissions,
+// which --allow-other implies), lets through who may make them: a project
+// folder (imports, and sessions moved to the trash) the owner's write bits
+// of its folder in the store; trash/ those of /tmp (1777), since who may
+// trash or restore a session is checked against the folders of the store
+// and of the trash (mayChangeIn). a holds the folder's attributes with
+// the owner o (nil: its scope's).
+func (v *View) changeable(f Folder, a *Attr, o *Owner) {
+	if v.opts.ReadOnly {
+		return
+	}
+	switch f.(type) {
+	case *projectDir:
+		if o == nil {
+			owner := v.Owner(f.scope())
+			o = &owner
+		}
+		a.Mode |= o.Perm & 0o222
+	case *trashDir:
+		a.Mode = syscall.S_IFDIR | syscall.S_ISVTX | 0o777
+	}
+}

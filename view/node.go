@@ -194,7 +194,11 @@ func (v *View) Attr(n Node, o *Owner) (Attr, error) {
 	if err != nil {
 		return Attr{}, err
 	}
-	return v.own(n, a, o), nil
+	a = v.own(n, a, o)
+	if f, ok := n.(Folder); ok {
+		v.changeable(f, &a, o)
+	}
+	return a, nil
 }
 
 // KnownAttr is Attr for a costly file whose size was counted already, and
