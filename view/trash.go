@@ -297,6 +297,14 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 		return fail(refuse(ErrReadOnly, "mv to trash/: there is no trash: %v", err))
 	}
 	_, err = sessions.TrashSession(tr, f, time.Now())
+	if errors.Is(err, sessions.ErrChanged) {
+		// Changed since the index read it: read again, and say why.
+		v.st.update(f.Path)
+		if f, err = v.st.meta(from.project, name); err != nil {
+			return err
+		}
+		_, err = sessions.TrashSession(tr, f, time.Now())
+	}
 	switch {
 	case errors.Is(err, sessions.ErrBusy), errors.Is(err, sessions.ErrChanged):
 		return fail(refuse(ErrBusy, "mv %s/%s trash/: not trashed: %v", from.project, name, err))
