@@ -178,7 +178,7 @@ func placeImport(tmp, dir, name, stem string) (string, error) {
 // is in the store already (ErrDuplicate). pi's /import takes such a file
 // (its /export of a branch keeps the session's id), but two files with one
 // id make `pi --session ID` open either, and by-id/ name one of them;
-// forking the session (its fork file) keeps a copy under a new id. The
+// forking the session (pi's /fork) keeps a copy under a new id. The
 // first import reads the headers of the whole store, as by-id/ does.
 func (x *Index) Import(flat bool, project, name string, data []byte) (string, error) {
 	stem, h, err := checkImport(project, name, data)
