@@ -107,7 +107,7 @@ func TestTreeViewsThroughMountMatchPi(t *testing.T) {
 		for _, p := range v.Prompts {
 			want.WriteString(jsjson.Trim(flatRow(p.Text)) + "\t" + p.EntryID.(string) + "\n")
 		}
-		if got := readString(t, filepath.Join(sdir, "prompts.txt")); got != want.String() {
+		if got := readText(t, filepath.Join(sdir, "prompts.txt")); got != want.String() {
 			t.Errorf("%s/prompts.txt:\n%s\npi:\n%s", dir, got, want.String())
 		}
 
@@ -122,7 +122,7 @@ func TestTreeViewsThroughMountMatchPi(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := readString(t, p)
+			got := readText(t, p)
 			if fi.Size() != int64(len(got)) {
 				t.Errorf("%s: branches/%s/session.jsonl: stat %d, cat %d bytes", dir, tip, fi.Size(), len(got))
 			}
@@ -140,15 +140,6 @@ func TestTreeViewsThroughMountMatchPi(t *testing.T) {
 // tabs become spaces.
 func flatRow(s string) string {
 	return strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
-}
-
-func readString(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // sameExport compares an export with pi's: the same lines, but the
@@ -231,7 +222,7 @@ func TestLineageLinksMatchHeaders(t *testing.T) {
 		dir = d
 		break
 	}
-	leaf := strings.TrimSpace(readString(t, filepath.Join(mnt, dir, "leaf")))
+	leaf := strings.TrimSpace(readText(t, filepath.Join(mnt, dir, "leaf")))
 	out := run(t, filepath.Join(mnt, dir), "sh", "-c", `exec 3<>fork; echo "$0" >&3; read -r p <&3; echo "$p"`, leaf)
 	made := strings.TrimSpace(out)
 	files[made] = filepath.Join(store, made+".jsonl")
@@ -279,7 +270,7 @@ func TestTrashAndRestore(t *testing.T) {
 			t.Errorf("rename %s: %v, want EROFS", mv[0], err)
 		}
 	}
-	if got := readString(t, filepath.Join(proj, fixSession, "errors")); !strings.Contains(got, "MOUNT/trash/") {
+	if got := readText(t, filepath.Join(proj, fixSession, "errors")); !strings.Contains(got, "MOUNT/trash/") {
 		t.Errorf("errors after a refused rename says nothing of the trash:\n%s", got)
 	}
 
@@ -303,17 +294,17 @@ func TestTrashAndRestore(t *testing.T) {
 		return got == fixSession+"\n", got
 	})
 	// Browsable, read-only.
-	if got := readString(t, filepath.Join(trashed, "leaf")); got != "s1\n" {
+	if got := readText(t, filepath.Join(trashed, "leaf")); got != "s1\n" {
 		t.Errorf("trash/…/leaf = %q", got)
 	}
-	if got := readString(t, filepath.Join(trashed, "tree-all.txt")); !strings.Contains(got, "\ta1\n") {
+	if got := readText(t, filepath.Join(trashed, "tree-all.txt")); !strings.Contains(got, "\ta1\n") {
 		t.Errorf("trash/…/tree-all.txt:\n%s", got)
 	}
 	err := os.WriteFile(filepath.Join(trashed, "append"), []byte("hi\n"), 0o644)
 	if !errors.Is(err, syscall.EROFS) {
 		t.Errorf("append to a trashed session: %v, want EROFS", err)
 	}
-	if got := readString(t, filepath.Join(trashed, "errors")); !strings.Contains(got, "in the trash") {
+	if got := readText(t, filepath.Join(trashed, "errors")); !strings.Contains(got, "in the trash") {
 		t.Errorf("errors of the trashed session: %q", got)
 	}
 	if fi, err := os.Stat(filepath.Join(trashed, "leaf")); err != nil || fi.Mode().Perm()&0o222 != 0 {
@@ -327,7 +318,7 @@ func TestTrashAndRestore(t *testing.T) {
 	if _, code := runStatus(t, mnt, "mv", "trash/"+fixSession, "./"+fixProject+"/"); code == 0 {
 		t.Error("a restore onto a file there succeeded")
 	}
-	if got := readString(t, file); got != "in the way\n" {
+	if got := readText(t, file); got != "in the way\n" {
 		t.Errorf("the file in the way became %q", got)
 	}
 	if err := os.Rename(trashed, filepath.Join(proj, fixSession)); !errors.Is(err, syscall.EEXIST) {
@@ -362,7 +353,7 @@ func TestTrashAndRestore(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the busy session moved: %v", err)
 	}
-	if got := readString(t, filepath.Join(proj, fixSession, "errors")); !strings.Contains(got, "last minute") {
+	if got := readText(t, filepath.Join(proj, fixSession, "errors")); !strings.Contains(got, "last minute") {
 		t.Errorf("errors after EBUSY: %q", got)
 	}
 }
@@ -379,7 +370,7 @@ func TestRmRfSaysHowToDelete(t *testing.T) {
 	if hashFiles(t, store) != before {
 		t.Error("rm -rf changed the store")
 	}
-	if got := readString(t, filepath.Join(sessionPath(mnt), "errors")); !strings.Contains(got, "mv MOUNT/"+fixProject+"/"+fixSession+" MOUNT/trash/") {
+	if got := readText(t, filepath.Join(sessionPath(mnt), "errors")); !strings.Contains(got, "mv MOUNT/"+fixProject+"/"+fixSession+" MOUNT/trash/") {
 		t.Errorf("errors after rm -rf does not say how to delete:\n%s", got)
 	}
 }
@@ -445,7 +436,7 @@ func TestImport(t *testing.T) {
 	if wantDest != dest {
 		t.Errorf("pi would import to %s, pifs stored %s", wantDest, dest)
 	}
-	if got, want := readString(t, dest), readString(t, src); got != want {
+	if got, want := readText(t, dest), readText(t, src); got != want {
 		t.Error("the stored file differs from the one copied")
 	}
 	opened := oracle.Navigate(t, []oracle.NavigateRequest{{Op: "open", File: src}, {Op: "open", File: dest}})
@@ -457,7 +448,7 @@ func TestImport(t *testing.T) {
 	name := strings.TrimSuffix(base, ".jsonl")
 	eventually(t, "the imported session in the project", func() (bool, string) {
 		got, err := os.ReadFile(filepath.Join(proj, name, "session.jsonl"))
-		return err == nil && string(got) == readString(t, src), ""
+		return err == nil && string(got) == readText(t, src), ""
 	})
 	if _, err := os.Lstat(filepath.Join(proj, base)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s shows in the project folder: %v", base, err)
@@ -465,7 +456,7 @@ func TestImport(t *testing.T) {
 
 	// The same name with another id: NAME-1.jsonl, as pi names it.
 	other := filepath.Join(t.TempDir(), base)
-	data := readString(t, src)
+	data := readText(t, src)
 	h, _ := sessions.ReadHeader(src)
 	os.WriteFile(other, []byte(strings.Replace(data, h.ID, "0123abcd-0000-7000-8000-000000000000", 1)), 0o644)
 	run(t, "", "cp", other, proj+"/")
@@ -486,7 +477,7 @@ func TestImport(t *testing.T) {
 		if code == 0 || !strings.Contains(out, c.errno) {
 			t.Errorf("cp %s: %d %s, want %s", filepath.Base(c.file), code, out, c.errno)
 		}
-		if got := readString(t, filepath.Join(proj, "errors")); !strings.Contains(got, c.why) {
+		if got := readText(t, filepath.Join(proj, "errors")); !strings.Contains(got, c.why) {
 			t.Errorf("project errors after cp %s:\n%s", filepath.Base(c.file), got)
 		}
 		if hashFiles(t, store) != before {
@@ -500,7 +491,7 @@ func TestImport(t *testing.T) {
 // ambiguous prefix is not found, the log naming the candidates.
 func TestByIDPrefix(t *testing.T) {
 	store, file := writeStore(t)
-	data := readString(t, file)
+	data := readText(t, file)
 	second := filepath.Join(store, fixProject, "2024-01-02T00-00-00-000Z_11111111-2222-3333-4444-666666666666.jsonl")
 	os.WriteFile(second, []byte(strings.Replace(data, fixID, "11111111-2222-3333-4444-666666666666", 1)), 0o644)
 	var log syncBuffer
@@ -533,7 +524,7 @@ func TestCaretThroughMount(t *testing.T) {
 	mnt := testMount(t, store)
 	s := sessionPath(mnt)
 	orig := filepath.Join(t.TempDir(), "orig.jsonl")
-	os.WriteFile(orig, []byte(readString(t, file)), 0o644)
+	os.WriteFile(orig, []byte(readText(t, file)), 0o644)
 
 	out := run(t, s, "sh", "-c", `exec 3<>fork; echo "b1^" >&3; read -r p <&3; echo "$p"`)
 	forked := filepath.Join(store, strings.TrimSpace(out)+".jsonl")

@@ -8,15 +8,7 @@ import (
 // reads, whether they exist or not: a caller that keeps a listing takes
 // their mtimes to know when to list again.
 func (t *Trash) InfoDirs(under string) ([]string, error) {
-	abs, err := filepath.Abs(under)
-	if err != nil {
-		return nil, err
-	}
-	real, err := realPath(abs)
-	if err != nil {
-		return nil, err
-	}
-	dirs, err := t.dirsFor(real)
+	_, _, dirs, err := t.dirsUnder(under)
 	if err != nil {
 		return nil, err
 	}
@@ -25,4 +17,17 @@ func (t *Trash) InfoDirs(under string) ([]string, error) {
 		out[i] = filepath.Join(c.dir, "info")
 	}
 	return out, nil
+}
+
+// dirsUnder is the absolute and the real path of the folder under, and the
+// trash directories that may hold files from it (see dirsFor).
+func (t *Trash) dirsUnder(under string) (abs, real string, dirs []trashDir, err error) {
+	if abs, err = filepath.Abs(under); err != nil {
+		return "", "", nil, err
+	}
+	if real, err = realPath(abs); err != nil {
+		return "", "", nil, err
+	}
+	dirs, err = t.dirsFor(real)
+	return abs, real, dirs, err
 }
