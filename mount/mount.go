@@ -49,6 +49,9 @@ type Options struct {
 	MountOptions []string
 	// Debug logs every FUSE request, at debug level.
 	Debug bool
+	// Home is the home directory tree.txt writes as "~", as pi's /tree
+	// does ("": $HOME).
+	Home string
 	// noReadDirPlus turns READDIRPLUS off (-o noreaddirplus), to measure
 	// walks both ways.
 	noReadDirPlus bool
@@ -265,7 +268,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 			Log: func(msg string) { o.Logger.Warn(msg) }})
 	}
 	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: inMemory,
-		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold})
+		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home})
 	v.Index().Keep(cache)
 	root := nodes.NewRoot(v, o.Logger)
 	f := &FS{Mountpoint: mountpoint, view: v, root: root, cache: cache, logger: o.Logger}

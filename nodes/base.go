@@ -357,6 +357,9 @@ func (d *dir) Mknod(ctx context.Context, name string, mode uint32, dev uint32, o
 }
 
 func (d *dir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if n, fh, errno, ok := d.importFile(ctx, name, out); ok {
+		return n, fh, fuse.FOPEN_DIRECT_IO, errno
+	}
 	return nil, nil, 0, d.r.errno(d.r.v.Create(d.f, name, caller(ctx)))
 }
 
@@ -369,7 +372,7 @@ func (d *dir) Rmdir(ctx context.Context, name string) syscall.Errno {
 }
 
 func (d *dir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	return syscall.EROFS
+	return d.rename(ctx, name, newParent, newName, flags)
 }
 
 func (d *dir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

@@ -217,6 +217,14 @@ var sessionFiles = []struct {
 	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
 	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
 	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
+	{tree.FilterDefault.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterDefault) }},
+	{tree.FilterNoTools.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterNoTools) }},
+	{tree.FilterUserOnly.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterUserOnly) }},
+	{tree.FilterLabeledOnly.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterLabeledOnly) }},
+	{tree.FilterAll.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterAll) }},
+	{promptsName, syscall.S_IFREG, func(s sessionRef) Node { return newPromptsFile(s) }},
+	{parentName, syscall.S_IFLNK, func(s sessionRef) Node { return newParentLink(s) }},
+	{forksName, syscall.S_IFDIR, func(s sessionRef) Node { return newForksDir(s) }},
 }
 
 func (d *sessionDir) list() ([]Child, error) {
@@ -226,7 +234,7 @@ func (d *sessionDir) list() ([]Child, error) {
 	out := make([]Child, 0, len(sessionFiles))
 	for _, e := range sessionFiles {
 		c, err := d.lookup(e.name)
-		if errors.Is(err, ErrNotFound) && e.name == currentName {
+		if errors.Is(err, ErrNotFound) && (e.name == currentName || e.name == parentName) {
 			continue
 		}
 		if err != nil {
@@ -255,6 +263,14 @@ func (d *sessionDir) lookup(name string) (Child, error) {
 			// A new leaf is a new link to the kernel, which keeps
 			// link targets.
 			ino = s.ino(name, leaf)
+		}
+		if name == parentName {
+			p, err := s.parent()
+			if err != nil {
+				return Child{}, err
+			}
+			// A parent found again elsewhere is a new link to the kernel.
+			ino = s.ino(name, p.Project, p.Name)
 		}
 		make := e.make
 		return Child{name, e.mode, ino, func() Node { return make(s) }}, nil

@@ -42,6 +42,7 @@ type store struct {
 	byNameCache map[string]*byName
 	usage       usageCache
 	plans       *plans
+	trash       *trashState
 }
 
 // newStore keeps what it caches within three quarters of the budget: the
@@ -52,7 +53,7 @@ func newStore(dir string, budget int64) *store {
 		budget = 1 << 20
 	}
 	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{},
-		out: newOutbox(), plans: newPlans(budget / 16)}
+		out: newOutbox(), plans: newPlans(budget / 16), trash: &trashState{dir: dir}}
 }
 
 // update looks again at a path of the store that pifs itself changed (or
@@ -119,6 +120,9 @@ func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 
 // meta returns the index's current version of a session file.
 func (st *store) meta(project, name string) (*sessions.File, error) {
+	if project == trashName {
+		return st.trashedMeta(name)
+	}
 	if !validProject(project) || !validSessionName(name) {
 		return nil, ErrNotFound
 	}

@@ -41,6 +41,9 @@ type Options struct {
 	// WalkHold how long a lookup of a name listed alone turns attributes
 	// back on (see walkGuess); zero for 1 s and 5 s.
 	WalkGap, WalkHold time.Duration
+	// Home is the user's home directory, which pi's /tree writes as "~"
+	// in the paths of tool calls (tree.txt); "" for none.
+	Home string
 }
 
 // View is what a mount of one store shows.
@@ -64,6 +67,9 @@ type View struct {
 func New(o Options) *View {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
 	}
 	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold

@@ -387,7 +387,7 @@ func pathTo(st *store, ss *session, id string) []*sessions.Entry {
 }
 
 func (d *branchDir) list() ([]Child, error) {
-	out := []Child{d.context(), d.transcript(), d.html()}
+	out := []Child{d.context(), d.transcript(), d.html(), d.export()}
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.s.v.st, ss, d.id)
 		if len(path) == 0 {
@@ -410,6 +410,8 @@ func (d *branchDir) lookup(name string) (Child, error) {
 		return d.transcript(), nil
 	case htmlName:
 		return d.html(), nil
+	case sessionFileName:
+		return d.export(), nil
 	}
 	pos, ok := namePos(name)
 	if !ok {

@@ -97,6 +97,9 @@ func (v *View) Write(f File, c Caller) (*Txn, error) {
 	if !ok || v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
+	if inTrash(f) {
+		return nil, v.refuseTrashed(f, w.control().name())
+	}
 	return &Txn{v: v, f: f, ctl: w.control(), caller: c}, nil
 }
 
