@@ -259,7 +259,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,
 			Log: func(msg string) { o.Logger.Warn(msg) }})
 	}
-	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: inMemory,
+	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, Shared: o.AllowOther, CacheBytes: inMemory,
 		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold})
 	v.Index().Keep(cache)
 	root := nodes.NewRoot(v, o.Logger)
@@ -317,6 +317,9 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 		AttrTimeout:     &second,
 		NegativeTimeout: &negative,
 		Logger:          fuseLog,
+		// The modes the view gives are the store's, 000 included: never
+		// widened to 0644 or 0755.
+		NullPermissions: true,
 		MountOptions: fuse.MountOptions{
 			FsName:        source,
 			Name:          Name,
@@ -355,6 +358,7 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
 	}
 	dirs := newNoOpendir(gofs.NewNodeFS(root, opts))
+	dirs.shared = o.AllowOther
 	server, err := fuse.NewServer(dirs, mountpoint, &opts.MountOptions)
 	if err != nil {
 		return nil, nil, err

@@ -245,7 +245,7 @@ func (c newControl) plan(who Caller, line []byte, taken map[string]bool) (newSes
 		return newSession{}, err
 	}
 	if c.project != "" {
-		cwd, err := c.v.st.projectCwd(c.project)
+		cwd, err := c.v.st.projectCwd(c.project, nil)
 		if err != nil {
 			return newSession{}, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Another user on a mount served by root with --allow-other: what they can
@@ -23,7 +25,10 @@ const nobody = 65534
 // group, and returns its output and exit code.
 func asNobody(t *testing.T, script string) (string, int) {
 	t.Helper()
-	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script)
+	// A mount that stops answering fails the test, never hangs it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -188,5 +193,87 @@ func TestLabelsWritableByOwner(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(private); string(after) != string(before) {
 		t.Error("a refused label changed the file")
+	}
+}
+
+// TestVisibilityPerCaller: what the mount tells about a session (id, cwd,
+// name, tokens, cost, that it is the newest) reaches only a user who may
+// read its file: another user finds nothing of a private session in the
+// reports, by-id/, by-cwd/, by-name/, latest or cwd, and a session file's
+// mode is its folder's and views' (never widened), while root sees all.
+func TestVisibilityPerCaller(t *testing.T) {
+	bin := buildPifs(t)
+	store, own, private := sharedStore(t)
+	// A project others may enter, whose one session is private.
+	gamma := filepath.Join(store, "--home-dev-gamma--")
+	os.Mkdir(gamma, 0o755)
+	os.Chmod(gamma, 0o755)
+	data, _ := os.ReadFile(private)
+	secret := filepath.Join(gamma, "2024-01-03T00-00-00-000Z_33333333-2222-3333-4444-555555555555.jsonl")
+	os.WriteFile(secret, []byte(strings.NewReplacer("22222222-", "33333333-", "/home/dev/beta", "/home/dev/gamma-secret").Replace(string(data))), 0o600)
+	// Sessions of the modes that must not be widened, in a folder others
+	// may enter.
+	modes := map[string]os.FileMode{"m000": 0o000, "m200": 0o200, "m020": 0o020, "m002": 0o002}
+	ownData, _ := os.ReadFile(own)
+	for name, mode := range modes {
+		p := filepath.Join(store, "--home-nobody--", name+".jsonl")
+		os.WriteFile(p, ownData, 0o600)
+		os.Chmod(p, mode)
+	}
+	// The private sessions are the newest.
+	now := time.Now()
+	os.Chtimes(own, now.Add(-time.Hour), now.Add(-time.Hour))
+	os.Chtimes(private, now, now)
+	os.Chtimes(secret, now, now)
+	mnt, _ := daemon(t, bin, store, "--allow-other")
+	os.Chmod(filepath.Dir(mnt), 0o755)
+
+	// Everything that gathers sessions, as the other user reads it.
+	gather := `cd ` + mnt + ` && for f in usage/* --home-dev-gamma--/usage/* --home-dev-gamma--/cwd; do echo "== $f"; cat "$f"; done;
+		ls -laR by-id by-cwd --home-dev-gamma--/by-name; readlink latest --home-dev-gamma--/latest; ls -la --home-dev-gamma--; true`
+	leaks := []string{"22222222", "33333333", "secret plan", "4242", "7.77", "gamma-secret", "home/dev/beta"}
+	seen, _ := asNobody(t, gather)
+	for _, l := range leaks {
+		if strings.Contains(seen, l) {
+			t.Errorf("another user learns %q of a session they may not read:\n%s", l, seen)
+		}
+	}
+	if !strings.Contains(seen, "11111111") {
+		t.Errorf("the other user does not see their own session:\n%s", seen)
+	}
+	// Directly in the store, the same user learns none of it either.
+	if out, code := asNobody(t, "cat "+private+" "+secret); code == 0 || strings.Contains(out, "secret plan") {
+		t.Fatalf("the fixture lets the other user read the private files: %s", out)
+	}
+	// Root sees all, in the same places.
+	all, err := exec.Command("sh", "-c", gather).CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"22222222", "33333333", "secret plan", "4242", "gamma-secret"} {
+		if !strings.Contains(string(all), l) {
+			t.Errorf("root does not see %q through the mount", l)
+		}
+	}
+
+	// Modes as the file's: no read bit, no x on the folder, and views
+	// nobody but root may read.
+	for name, mode := range modes {
+		dir := filepath.Join(mnt, "--home-nobody--", name)
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0)
+		if fi.Mode().Perm()&^0o222 != want {
+			t.Errorf("%s (file %04o): session folder %v, want no read or search bit", name, mode, fi.Mode())
+		}
+		ctx, err := os.Stat(filepath.Join(dir, "context.json"))
+		if err != nil || ctx.Mode().Perm() != 0 {
+			t.Errorf("%s (file %04o): context.json %v %v, want ----------", name, mode, err, ctx.Mode())
+		}
+		if out, code := asNobody(t, "cat "+filepath.Join(dir, "context.json")); code == 0 {
+			t.Errorf("%s (file %04o): another user reads context.json: %s", name, mode, out)
+		}
 	}
 }
