@@ -350,6 +350,10 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			// pipe, find no file to splice and empty the pipe again, three
 			// system calls per READ for nothing.
 			DisableSplice: true,
+			// The views are direct I/O (their size changes with the
+			// session); the kernel still maps them (mmap, MAP_SHARED)
+			// when it may, through the page cache, from the open file.
+			ExtraCapabilities: fuse.CAP_DIRECT_IO_ALLOW_MMAP,
 			PanicHandler: func(r any) fuse.Status {
 				logger.Error(fmt.Sprintf("panic in handler: %v", r), "stack", string(debug.Stack()))
 				return fuse.EIO
