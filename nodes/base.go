@@ -411,7 +411,7 @@ var (
 
 func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if errno := f.r.attr(f.f, nil, &out.Attr); errno != 0 {
-		return errno
+		return openAttr(fh, errno, &out.Attr)
 	}
 	if h, ok := fh.(*growing); ok {
 		// fstat of a followed file: the size it has grown to.
@@ -460,18 +460,18 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, f.r.errno(err)
 	}
 	if g != nil {
-		return &growing{g}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+		return &growing{g, f.r.v.Opened(f.f)}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 	}
 	gen := f.r.v.Changed()
-	data, err := f.r.v.Content(f.f)
+	data, a, err := f.r.v.Snapshot(f.f)
 	if err != nil {
 		return nil, 0, f.r.errno(err)
 	}
 	if f.kept {
-		return &keptSnapshot{snapshot{data}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+		return &keptSnapshot{snapshot{data, a}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 	}
 	// Read only: a close needs no FLUSH round trip (tar closes 90,000).
-	return &snapshot{data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	return &snapshot{data, a}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
 
 // keptSnapshot is an open file whose pages the kernel keeps (an entry
@@ -501,12 +501,16 @@ func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 	if err != nil {
 		return nil, f.r.errno(err)
 	}
-	return (&snapshot{data}).Read(ctx, dest, off)
+	return (&snapshot{data: data}).Read(ctx, dest, off)
 }
 
 // snapshot is an open file's content as it was at open, so that a reader
-// sees one version even while the session changes.
-type snapshot struct{ data []byte }
+// sees one version even while the session changes, and its attributes
+// then (see openAttr).
+type snapshot struct {
+	data []byte
+	attr view.Attr
+}
 
 var _ = (fs.FileReader)((*snapshot)(nil))
 
@@ -514,8 +518,12 @@ func (s *snapshot) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadR
 	return fuse.ReadResultData(view.Window(s.data, off, len(dest))), 0
 }
 
-// growing is an open file that follows its session (tail -f).
-type growing struct{ g *view.Growing }
+// growing is an open file that follows its session (tail -f), and its
+// attributes when opened (see openAttr).
+type growing struct {
+	g    *view.Growing
+	attr view.Attr
+}
 
 var _ = (fs.FileReader)((*growing)(nil))
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/sessions"
 )
@@ -207,4 +208,26 @@ func (h *osFile) Stat() (os.FileInfo, error) {
 	}
 	defer h.fds.release(s)
 	return s.f.Stat()
+}
+
+// openAttr answers fstat of an open view whose session is gone (its file
+// renamed away or moved to the trash): the open file stays valid, with the
+// attributes it had when opened.
+func openAttr(fh fs.FileHandle, errno syscall.Errno, out *fuse.Attr) syscall.Errno {
+	var s *snapshot
+	switch h := fh.(type) {
+	case *snapshot:
+		s = h
+	case *keptSnapshot:
+		s = &h.snapshot
+	case *growing:
+		a := h.attr
+		a.Size = uint64(h.g.Size())
+		s = &snapshot{attr: a}
+	}
+	if s == nil || errno != syscall.ENOENT || s.attr.Mode == 0 {
+		return errno
+	}
+	setAttr(out, s.attr)
+	return 0
 }
