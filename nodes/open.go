@@ -48,8 +48,6 @@ type rawFds struct {
 	// opens counts the open files of each store file: its descriptor
 	// goes with the last.
 	opens map[fileID]int
-	// opened counts the files opened, for tests.
-	opened int64
 }
 
 // sharedFd is one descriptor and the reads using it now.
@@ -74,7 +72,6 @@ func (t *rawFds) put(f *os.File) (fileID, os.FileInfo, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.opened++
 	if t.opens == nil {
 		t.opens = map[fileID]int{}
 	}
@@ -149,7 +146,6 @@ func (t *rawFds) acquire(id fileID, path string) (*sharedFd, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.opened++
 	if el := t.byID[id]; el != nil {
 		f.Close()
 		s := el.Value.(*sharedFd)
@@ -171,13 +167,6 @@ func (t *rawFds) release(s *sharedFd) {
 			t.order.Remove(el)
 		}
 	}
-}
-
-// kept is the number of descriptors kept.
-func (t *rawFds) kept() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.order.Len()
 }
 
 // osFile is an open session.jsonl: its file's identity and name, whose

@@ -164,7 +164,9 @@ func newFixedLink(in inProject, to string, mt time.Time) *fixedLink {
 
 // newSessionLink is a fixed link to the folder of the session of f.
 func newSessionLink(in inProject, to string, mt time.Time, f *sessions.File) *fixedLink {
-	return &fixedLink{inProject: in, to: to, mt: mt, of: f}
+	l := newFixedLink(in, to, mt)
+	l.of = f
+	return l
 }
 
 func (l *fixedLink) target() (string, time.Time, error) { return l.to, l.mt, nil }
