@@ -654,6 +654,10 @@ func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 		d.s.refused(err)
 		return Child{}, err
 	}
+	if err := d.s.mayChange(c); err != nil {
+		d.s.refused(err)
+		return Child{}, err
+	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		id, ok := resolveRef(ss.tree, b, target)
 		if !ok {
@@ -674,6 +678,10 @@ func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 func (d *labelsDir) unlink(name string, c Caller) error {
 	if d.s.v.removals.removing(c, d.s) {
 		err := refuse(ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
+		d.s.refused(err)
+		return err
+	}
+	if err := d.s.mayChange(c); err != nil {
 		d.s.refused(err)
 		return err
 	}
