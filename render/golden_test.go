@@ -74,7 +74,7 @@ func viewSums(tr *tree.Tree) map[string]string {
 	})
 	sum("info.json", func(add func([]byte)) { add(Info("/store/session.jsonl", tr, time.Unix(1700000000, 0))) })
 	sum("context.json", func(add func([]byte)) { add(ContextJSON(tr.Context())) })
-	sum("transcript.md", func(add func([]byte)) { add(Transcript(tr.LeafPath())) })
+	sum("transcript.md", func(add func([]byte)) { add(Transcript(tr.LeafPath(), SessionImages)) })
 	sum("transcript.html", func(add func([]byte)) { add(TranscriptHTML(p, tr.LeafPath())) })
 	var ids []string
 	for _, e := range tr.Entries() {
@@ -89,7 +89,7 @@ func viewSums(tr *tree.Tree) map[string]string {
 	})
 	sum("branches/transcript.md", func(add func([]byte)) {
 		for _, id := range ids {
-			add(Transcript(tr.PathTo(id)))
+			add(Transcript(tr.PathTo(id), BranchImages))
 		}
 	})
 	sum("branches/transcript.html", func(add func([]byte)) {

@@ -30,19 +30,20 @@ func putScratch(bp *[]byte) {
 	}
 }
 
-// TranscriptSize is len(Transcript(path)), counted without building it.
-func TranscriptSize(path []*sessions.Entry) int64 {
-	return transcriptSize(path, partsFor(rawBytes(path), textMinBytes))
+// TranscriptSize is len(Transcript(path, images)), counted without
+// building it.
+func TranscriptSize(path []*sessions.Entry, images string) int64 {
+	return transcriptSize(path, images, partsFor(rawBytes(path), textMinBytes))
 }
 
-func transcriptSize(path []*sessions.Entry, parts int) int64 {
+func transcriptSize(path []*sessions.Entry, images string, parts int) int64 {
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)
 	par.Each(len(sizes), func(k int) {
 		bp := getScratch()
 		defer putScratch(bp)
 		for _, e := range path[b[k]:b[k+1]] {
-			*bp = AppendEntryMarkdown((*bp)[:0], e)
+			*bp = AppendEntryMarkdown((*bp)[:0], e, images)
 			sizes[k] += int64(len(*bp))
 		}
 	})

@@ -216,6 +216,7 @@ var sessionFiles = []struct {
 	{branchesName, syscall.S_IFDIR, func(s sessionRef) Node { return newBranchesDir(s) }},
 	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
 	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
+	{imagesName, syscall.S_IFDIR, func(s sessionRef) Node { return newImagesDir(s) }},
 	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
 }
 
@@ -347,7 +348,7 @@ func (v pathView) content() ([]byte, time.Time, error) {
 	if !v.branch {
 		return v.s.render(v.name, func(ss *session) []byte { return v.make(ss, "") })
 	}
-	return v.s.renderEntry(v.at, v.name+"\x00"+v.at, func(ss *session) []byte { return v.make(ss, v.at) }, v.name)
+	return v.s.renderEntry(v.at, v.name+"\x00"+v.at, func(ss *session) []byte { return v.make(ss, v.at) }, v.sharedKey)
 }
 
 func (v pathView) knownSize() (int64, time.Time, bool) {
@@ -361,7 +362,24 @@ func (v pathView) size() (int64, time.Time, error) {
 	if !v.branch {
 		return v.s.renderSize(v.name, func(ss *session) int64 { return v.count(ss, "") })
 	}
-	return v.s.renderEntrySize(v.at, v.name+"\x00"+v.at, func(ss *session) int64 { return v.count(ss, v.at) }, v.name)
+	return v.s.renderEntrySize(v.at, v.name+"\x00"+v.at, func(ss *session) int64 { return v.count(ss, v.at) }, v.sharedKey)
+}
+
+// sharedKey is the key of the session's own view that a branch's view at
+// the leaf is the same as, "" when they differ: context.json always is;
+// transcript.md is while the session has no images (its links lead
+// elsewhere from a branch); transcript.html never (the session's page
+// shows the whole session).
+func (v pathView) sharedKey(ss *session) string {
+	switch v.name {
+	case contextName:
+		return v.name
+	case transcriptName:
+		if len(imagesOf(v.s.v, ss)) == 0 {
+			return v.name
+		}
+	}
+	return ""
 }
 
 // pathOf is the path a view shows: to the leaf, or to entry at.
@@ -406,10 +424,11 @@ func newContextFile(s sessionRef, at string, branch bool) *contextFile {
 type transcriptFile struct{ pathView }
 
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
+	images := imagesFrom(branch)
 	f := &transcriptFile{pathView: pathView{inSession{s}, at, branch, transcriptName, func(ss *session, at string) []byte {
-		return render.Transcript(pathOf(s.v.st, ss, at))
+		return render.Transcript(pathOf(s.v.st, ss, at), images)
 	}, func(ss *session, at string) int64 {
-		return render.TranscriptSize(pathOf(s.v.st, ss, at))
+		return render.TranscriptSize(pathOf(s.v.st, ss, at), images)
 	}}}
 	return f
 }
@@ -463,7 +482,7 @@ func (f *transcriptFile) extend(state any) ([]byte, any, error) {
 		if len(path) < n || (n > 0 && !sameEntry(path[n-1], st.path[n-1])) {
 			return nil
 		}
-		more = render.Transcript(path[n:])
+		more = render.Transcript(path[n:], imagesFrom(f.branch))
 		next = followed{ss.file, ss.tree, path}
 		return nil
 	})
@@ -476,9 +495,20 @@ func sameEntry(a, b *sessions.Entry) bool {
 	return a == b || (a.ID == b.ID && a.Offset == b.Offset && a.Seq == b.Seq)
 }
 
-// htmlFile is transcript.html: the same path as one self-contained page.
-// A page is read whole, so it does not follow the session: a new open (a
-// reload) shows what was added.
+// imagesFrom is where a transcript's image links lead: images/ of the
+// session folder, seen from it or from branches/<id>/.
+func imagesFrom(branch bool) string {
+	if branch {
+		return render.BranchImages
+	}
+	return render.SessionImages
+}
+
+// htmlFile is transcript.html: one self-contained page. The session
+// folder's shows the whole session (the path to the leaf, the other
+// branches, the tree); a branch's, the path to its entry. A page is read
+// whole, so it does not follow the session: a new open (a reload) shows
+// what was added.
 type htmlFile struct{ pathView }
 
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
