@@ -7,10 +7,10 @@ import (
 	"github.com/pifs/pifs/tree"
 )
 
-// BenchmarkFirstTranscriptHTML is a first read of transcript.html, as
-// BenchmarkFirstTranscript is of transcript.md: parse, build the tree,
-// render the page at the leaf. The page may cost at most twice what
-// transcript.md costs.
+// BenchmarkFirstTranscriptHTML is a first read of the session folder's
+// transcript.html, as BenchmarkFirstTranscript is of transcript.md:
+// parse, build the tree, render the session's page. The page may cost at
+// most twice what transcript.md costs.
 func BenchmarkFirstTranscriptHTML(b *testing.B) {
 	big(b)
 	b.ReportAllocs()
@@ -20,7 +20,6 @@ func BenchmarkFirstTranscriptHTML(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t := tree.New(l)
-		TranscriptHTML(PageOf(t), t.LeafPath())
+		SessionHTML(tree.New(l))
 	}
 }

@@ -12,26 +12,19 @@ import (
 	"github.com/pifs/pifs/sessions"
 )
 
-// Where a transcript's image links lead: the session's images/ folder,
-// from the session folder and from branches/<id>/.
-const (
-	SessionImages = "images/"
-	BranchImages  = "../../images/"
-)
-
 // Transcript is transcript.md for a root→entry path: the concatenation of
 // each entry's AppendEntryMarkdown. For each message, branch summary and
 // compaction there is a heading with who, the entry id and the time, then
 // the full text; code blocks use a fence longer than any backtick run they
-// hold. Images are links into the folder images (SessionImages or
-// BranchImages, as seen from where the transcript is). Other entries
-// (labels, model changes, …) show nothing.
-func Transcript(path []*sessions.Entry, images string) []byte {
-	return transcript(path, images, partsFor(rawBytes(path), textMinBytes))
+// hold. Images are links to their files in images/, which the session
+// folder and each branches/<id>/ folder hold. Other entries (labels,
+// model changes, …) show nothing.
+func Transcript(path []*sessions.Entry) []byte {
+	return transcript(path, partsFor(rawBytes(path), textMinBytes))
 }
 
 // transcript renders the path cut into parts.
-func transcript(path []*sessions.Entry, images string, parts int) []byte {
+func transcript(path []*sessions.Entry, parts int) []byte {
 	b := pathParts(path, parts)
 	bufs := make([][]byte, len(b)-1)
 	par.Each(len(bufs), func(k int) {
@@ -40,7 +33,7 @@ func transcript(path []*sessions.Entry, images string, parts int) []byte {
 		// the raw size avoids regrowing a 100 MB buffer several times.
 		dst := make([]byte, 0, rawBytes(run))
 		for _, e := range run {
-			dst = AppendEntryMarkdown(dst, e, images)
+			dst = AppendEntryMarkdown(dst, e)
 		}
 		bufs[k] = dst
 	})
@@ -50,11 +43,10 @@ func transcript(path []*sessions.Entry, images string, parts int) []byte {
 	return concat(bufs...)
 }
 
-// AppendEntryMarkdown appends one entry's part of a transcript, its image
-// links leading into the folder images. It depends on that entry only, so
-// the transcript of a path that grew is the old transcript followed by the
-// new entries' parts.
-func AppendEntryMarkdown(dst []byte, e *sessions.Entry, images string) []byte {
+// AppendEntryMarkdown appends one entry's part of a transcript. It depends
+// on that entry only, so the transcript of a path that grew is the old
+// transcript followed by the new entries' parts.
+func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
 	w := parts.Of(e)
 	h := &w.Head
 	if h.Shape == parts.Meta {
@@ -86,7 +78,7 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry, images string) []byte {
 		for w.Next() {
 			if w.Part.Kind == parts.Image {
 				n++
-				dst = appendImageLink(dst, e, n, &w.Part, images)
+				dst = appendImageLink(dst, e, n, &w.Part)
 				continue
 			}
 			dst = appendPartMarkdown(dst, h, &w.Part)
@@ -110,7 +102,7 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry, images string) []byte {
 		for w = parts.Of(e); w.Next(); {
 			if w.Part.Kind == parts.Image {
 				n++
-				dst = appendImageLink(dst, e, n, &w.Part, images)
+				dst = appendImageLink(dst, e, n, &w.Part)
 			}
 		}
 	}
@@ -132,9 +124,9 @@ func diffOf(details []byte) []byte {
 }
 
 // appendImageLink shows the n-th image block of e as a Markdown image
-// whose path leads to its file in the folder images; an image without a
-// file (broken data, or an entry without an id) as its type and why.
-func appendImageLink(dst []byte, e *sessions.Entry, n int, p *parts.Part, images string) []byte {
+// whose path leads to its file in images/; an image without a file
+// (broken data, or an entry without an id) as its type and why.
+func appendImageLink(dst []byte, e *sessions.Entry, n int, p *parts.Part) []byte {
 	if _, ok := ImageSize(p.Data); !ok || e.ID == "" {
 		dst = append(dst, "*[image "...)
 		dst = appendStr(dst, p.Mime)
@@ -154,7 +146,7 @@ func appendImageLink(dst []byte, e *sessions.Entry, n int, p *parts.Part, images
 		}
 	}
 	dst = append(dst, "]("...)
-	dst = appendURLPath(dst, images)
+	dst = append(dst, "images/"...)
 	dst = appendURLPath(dst, ImageName(e.ID, n, p.Mime))
 	return append(dst, ")\n\n"...)
 }

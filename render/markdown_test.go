@@ -46,8 +46,8 @@ func openTree(t testing.TB, p string) *tree.Tree {
 func checkTranscripts(t *testing.T, name string, tr *tree.Tree) {
 	t.Helper()
 	for _, e := range tr.Entries() {
-		want := refTranscript([]*sessions.Entry{e}, SessionImages)
-		if got := AppendEntryMarkdown(nil, e, SessionImages); !bytes.Equal(got, want) {
+		want := refTranscript([]*sessions.Entry{e})
+		if got := AppendEntryMarkdown(nil, e); !bytes.Equal(got, want) {
 			t.Fatalf("%s: entry %q (line %d):\ngot  %q\nwant %q", name, e.ID, e.Seq, got, want)
 		}
 	}
@@ -56,7 +56,7 @@ func checkTranscripts(t *testing.T, name string, tr *tree.Tree) {
 		paths = append(paths, tr.PathTo(n.ID))
 	}
 	for _, p := range paths {
-		if got, want := Transcript(p, SessionImages), refTranscript(p, SessionImages); !bytes.Equal(got, want) {
+		if got, want := Transcript(p), refTranscript(p); !bytes.Equal(got, want) {
 			t.Fatalf("%s: transcript of %d entries differs", name, len(p))
 		}
 	}
@@ -127,11 +127,11 @@ func TestTranscriptExtends(t *testing.T) {
 	l, _ := sessions.Parse([]byte(markdownSession()))
 	path := tree.New(l).LeafPath()
 	for k := range path {
-		got := Transcript(path[:k], SessionImages)
+		got := Transcript(path[:k])
 		for _, e := range path[k:] {
-			got = AppendEntryMarkdown(got, e, SessionImages)
+			got = AppendEntryMarkdown(got, e)
 		}
-		if !bytes.Equal(got, Transcript(path, SessionImages)) {
+		if !bytes.Equal(got, Transcript(path)) {
 			t.Fatalf("extending after %d entries differs", k)
 		}
 	}
@@ -264,7 +264,7 @@ func BenchmarkFirstTranscript(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		Transcript(tree.New(l).LeafPath(), SessionImages)
+		Transcript(tree.New(l).LeafPath())
 	}
 }
 
@@ -273,7 +273,7 @@ func BenchmarkTranscript(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		out := Transcript(t.LeafPath(), SessionImages)
+		out := Transcript(t.LeafPath())
 		b.SetBytes(int64(len(out)))
 	}
 }
@@ -285,7 +285,7 @@ func BenchmarkTranscriptReference(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		out := refTranscript(t.LeafPath(), SessionImages)
+		out := refTranscript(t.LeafPath())
 		b.SetBytes(int64(len(out)))
 	}
 }

@@ -18,14 +18,14 @@ var partCounts = []int{2, 3, 7, 1 << 20}
 // and rendered in parts with the same view done in one part.
 func checkParts(t *testing.T, name string, p Page, c *tree.Context, path []*sessions.Entry) {
 	t.Helper()
-	md, page, ctx := transcript(path, SessionImages, 1), transcriptHTML(p, path, 1), contextJSON(c, 1)
+	md, page, ctx := transcript(path, 1), transcriptHTML(p, path, 1), contextJSON(c, 1)
 	if !bytes.Equal(ctx, Indent(nil, c.JSON())) {
 		t.Fatalf("%s: context.json in one part is not Indent(JSON())", name)
 	}
 	for _, k := range partCounts {
 		// A path cut in parts is copied into a buffer of the exact size.
 		cut := len(pathParts(path, k)) > 2
-		if got := transcript(path, SessionImages, k); !bytes.Equal(got, md) || cut && len(got) != cap(got) {
+		if got := transcript(path, k); !bytes.Equal(got, md) || cut && len(got) != cap(got) {
 			t.Fatalf("%s: transcript.md in %d parts differs (%d bytes, cap %d; want %d)", name, k, len(got), cap(got), len(md))
 		}
 		if got := transcriptHTML(p, path, k); !bytes.Equal(got, page) {
@@ -34,7 +34,7 @@ func checkParts(t *testing.T, name string, p Page, c *tree.Context, path []*sess
 		if got := contextJSON(c, k); !bytes.Equal(got, ctx) || len(got) != cap(got) {
 			t.Fatalf("%s: context.json in %d parts differs (%d bytes, cap %d; want %d)", name, k, len(got), cap(got), len(ctx))
 		}
-		if n := transcriptSize(path, SessionImages, k); n != int64(len(md)) {
+		if n := transcriptSize(path, k); n != int64(len(md)) {
 			t.Fatalf("%s: transcript.md counted in %d parts: %d, want %d", name, k, n, len(md))
 		}
 		if n := transcriptHTMLSize(p, path, k); n != int64(len(page)) {
@@ -124,7 +124,7 @@ func BenchmarkParts(b *testing.B) {
 			})
 			b.Run(name+"/md", func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					transcriptSize(path, SessionImages, parts)
+					transcriptSize(path, parts)
 				}
 			})
 			b.Run(name+"/context", func(b *testing.B) {

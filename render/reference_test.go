@@ -13,17 +13,17 @@ import (
 	"github.com/pifs/pifs/sessions"
 )
 
-func refTranscript(path []*sessions.Entry, images string) []byte {
+func refTranscript(path []*sessions.Entry) []byte {
 	var b strings.Builder
 	for _, e := range path {
-		refWriteEntry(&b, e, images)
+		refWriteEntry(&b, e)
 	}
 	return []byte(b.String())
 }
 
 // refImage writes the n-th image block of e: a link to its file, or its
 // type when it has none.
-func refImage(b *strings.Builder, e *sessions.Entry, n int, block []byte, images string) {
+func refImage(b *strings.Builder, e *sessions.Entry, n int, block []byte) {
 	mime := jsjson.Get(block, "mimeType")
 	data := jsjson.Get(block, "data")
 	if _, err := DecodeImage(data); err != nil || e.ID == "" {
@@ -40,13 +40,13 @@ func refImage(b *strings.Builder, e *sessions.Entry, n int, block []byte, images
 		}
 		return r
 	}, refStr(mime))
-	u := (&url.URL{Path: images + ImageName(e.ID, n, mime)}).EscapedPath()
+	u := (&url.URL{Path: "images/" + ImageName(e.ID, n, mime)}).EscapedPath()
 	u = strings.NewReplacer("(", "%28", ")", "%29", "!", "%21", "$", "%24", "&", "%26", "'", "%27", "*", "%2A", "+", "%2B", ",", "%2C", ";", "%3B", "=", "%3D", ":", "%3A", "@", "%40").Replace(u)
 	fmt.Fprintf(b, "![image %s](%s)\n\n", alt, u)
 }
 
 // refImages writes the image blocks of a content array.
-func refImages(b *strings.Builder, e *sessions.Entry, c []byte, images string) {
+func refImages(b *strings.Builder, e *sessions.Entry, c []byte) {
 	if jsjson.KindOf(c) != jsjson.Array {
 		return
 	}
@@ -54,7 +54,7 @@ func refImages(b *strings.Builder, e *sessions.Entry, c []byte, images string) {
 	jsjson.Elements(c, func(block []byte) bool {
 		if typ, _ := jsjson.Str(block, "type"); typ == "image" {
 			n++
-			refImage(b, e, n, block, images)
+			refImage(b, e, n, block)
 		}
 		return true
 	})
@@ -103,8 +103,8 @@ func refFence(b *strings.Builder, lang, text string) {
 }
 
 // content writes a message's content: a string, or blocks of text,
-// thinking, tool calls and images (with images "", images are left out).
-func refContent(b *strings.Builder, e *sessions.Entry, c []byte, images string) {
+// thinking, tool calls and images (without withImages, images are left out).
+func refContent(b *strings.Builder, e *sessions.Entry, c []byte, withImages bool) {
 	if jsjson.KindOf(c) != jsjson.Array {
 		refPara(b, refStr(c))
 		return
@@ -129,8 +129,8 @@ func refContent(b *strings.Builder, e *sessions.Entry, c []byte, images string) 
 			refFence(b, "json", string(jsonIndent(args)))
 		case "image":
 			n++
-			if images != "" {
-				refImage(b, e, n, block, images)
+			if withImages {
+				refImage(b, e, n, block)
 			}
 		default:
 			refFence(b, "json", string(jsonIndent(block)))
@@ -139,14 +139,14 @@ func refContent(b *strings.Builder, e *sessions.Entry, c []byte, images string) 
 	})
 }
 
-func refWriteEntry(b *strings.Builder, e *sessions.Entry, images string) {
+func refWriteEntry(b *strings.Builder, e *sessions.Entry) {
 	switch e.Type {
 	case "message":
 		m := e.Message()
 		switch e.Role {
 		case "user", "assistant", "custom", "system":
 			refHeading(b, e.Role, e)
-			refContent(b, e, jsjson.Get(m, "content"), images)
+			refContent(b, e, jsjson.Get(m, "content"), true)
 			if msg := refStr(jsjson.Get(m, "errorMessage")); msg != "" {
 				fmt.Fprintf(b, "*Error:* %s\n\n", msg)
 			}
@@ -160,9 +160,9 @@ func refWriteEntry(b *strings.Builder, e *sessions.Entry, images string) {
 			}
 			refHeading(b, who, e)
 			var out strings.Builder
-			refContent(&out, e, jsjson.Get(m, "content"), "")
+			refContent(&out, e, jsjson.Get(m, "content"), false)
 			refFence(b, "", strings.TrimRight(out.String(), "\n"))
-			refImages(b, e, jsjson.Get(m, "content"), images)
+			refImages(b, e, jsjson.Get(m, "content"))
 			if diff := refStr(jsjson.Get(jsjson.Get(m, "details"), "diff")); diff != "" && jsjson.KindOf(jsjson.Get(m, "details")) == jsjson.Object {
 				refFence(b, "diff", diff)
 			}
@@ -176,11 +176,11 @@ func refWriteEntry(b *strings.Builder, e *sessions.Entry, images string) {
 			refFence(b, "", output)
 		default:
 			refHeading(b, e.Kind(), e)
-			refContent(b, e, jsjson.Get(m, "content"), images)
+			refContent(b, e, jsjson.Get(m, "content"), true)
 		}
 	case "custom_message":
 		refHeading(b, "custom message "+refStr(e.Get("customType")), e)
-		refContent(b, e, e.Get("content"), images)
+		refContent(b, e, e.Get("content"), true)
 	case "branch_summary":
 		refHeading(b, "branch summary", e)
 		refPara(b, refStr(e.Get("summary")))

@@ -20,14 +20,14 @@ func BenchmarkIndentReuse(b *testing.B) {
 // by entry into a buffer kept from one run to the next.
 func BenchmarkTranscriptReuse(b *testing.B) {
 	path := big(b).LeafPath()
-	dst := Transcript(path, SessionImages)
+	dst := Transcript(path)
 	b.SetBytes(int64(len(dst)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		dst = dst[:0]
 		for _, e := range path {
-			dst = AppendEntryMarkdown(dst, e, SessionImages)
+			dst = AppendEntryMarkdown(dst, e)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/pifs/pifs/internal/par"
 
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
 )
 
 // The sizes of the transcripts, for stat: each is counted by rendering the
@@ -30,20 +31,19 @@ func putScratch(bp *[]byte) {
 	}
 }
 
-// TranscriptSize is len(Transcript(path, images)), counted without
-// building it.
-func TranscriptSize(path []*sessions.Entry, images string) int64 {
-	return transcriptSize(path, images, partsFor(rawBytes(path), textMinBytes))
+// TranscriptSize is len(Transcript(path)), counted without building it.
+func TranscriptSize(path []*sessions.Entry) int64 {
+	return transcriptSize(path, partsFor(rawBytes(path), textMinBytes))
 }
 
-func transcriptSize(path []*sessions.Entry, images string, parts int) int64 {
+func transcriptSize(path []*sessions.Entry, parts int) int64 {
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)
 	par.Each(len(sizes), func(k int) {
 		bp := getScratch()
 		defer putScratch(bp)
 		for _, e := range path[b[k]:b[k+1]] {
-			*bp = AppendEntryMarkdown((*bp)[:0], e, images)
+			*bp = AppendEntryMarkdown((*bp)[:0], e)
 			sizes[k] += int64(len(*bp))
 		}
 	})
@@ -61,6 +61,12 @@ func TranscriptHTMLSize(p Page, path []*sessions.Entry) int64 {
 }
 
 func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
+	return pageHTMLSize(p, path, nil, parts)
+}
+
+// pageHTMLSize is len(pageHTML(p, path, t, parts)), counted a piece at a
+// time.
+func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, parts int) int64 {
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)
 	sums := make([]partSummary, len(b)-1)
@@ -77,8 +83,17 @@ func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
 	defer putScratch(bp)
 	*bp = HTMLHead((*bp)[:0], p)
 	n := int64(len(*bp))
-	*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
-	n += int64(len(*bp))
+	if t == nil {
+		*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
+		n += int64(len(*bp))
+	} else {
+		k := sink{b: (*bp)[:0], count: true}
+		appendRest(&k, t, path)
+		k.b = footTotals(k.b, path, sumParts(sums))
+		k.done()
+		*bp = k.b
+		n += k.n
+	}
 	for _, k := range sizes {
 		n += k
 	}

@@ -18,7 +18,7 @@ import (
 func checkPathSizes(t *testing.T, name string, p Page, c *tree.Context, path []*sessions.Entry) {
 	t.Helper()
 	checkContext(t, name, c)
-	if n, want := TranscriptSize(path, SessionImages), len(Transcript(path, SessionImages)); n != int64(want) {
+	if n, want := TranscriptSize(path), len(Transcript(path)); n != int64(want) {
 		t.Fatalf("%s: TranscriptSize = %d, want %d", name, n, want)
 	}
 	if n, want := TranscriptHTMLSize(p, path), len(TranscriptHTML(p, path)); n != int64(want) {
@@ -32,7 +32,10 @@ func checkSizes(t *testing.T, name string, tr *tree.Tree, everyEntry bool) int {
 	t.Helper()
 	p := PageOf(tr)
 	checkPathSizes(t, name+" at the leaf", p, tr.Context(), tr.LeafPath())
-	if n, want := TranscriptSize(tr.LeafPath(), BranchImages), len(Transcript(tr.LeafPath(), BranchImages)); n != int64(want) {
+	if n, want := SessionHTMLSize(tr), len(SessionHTML(tr)); n != int64(want) {
+		t.Fatalf("%s: SessionHTMLSize = %d, want %d", name, n, want)
+	}
+	if n, want := TranscriptSize(tr.LeafPath()), len(Transcript(tr.LeafPath())); n != int64(want) {
 		t.Fatalf("%s: TranscriptSize from a branch = %d, want %d", name, n, want)
 	}
 	ids := []string{}
@@ -123,7 +126,7 @@ func BenchmarkTranscriptSize(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.SetBytes(TranscriptSize(t.LeafPath(), SessionImages))
+		b.SetBytes(TranscriptSize(t.LeafPath()))
 	}
 }
 

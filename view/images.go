@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 )
@@ -38,39 +39,71 @@ func imagesCost(list []render.Image) int64 {
 }
 
 // imagesDir is images/: every image block of the session as a file,
-// <entry-id>-<n>.<ext>, decoded. It is listed in every session folder,
-// empty when the session has no images, so that listing the session
-// folder needs no parse.
-type imagesDir struct{ inSession }
+// <entry-id>-<n>.<ext>, decoded; in branches/<id>/ (at set), those of the
+// entries on the path to that entry, so that transcript.md's links lead
+// to their files from either folder, and through current/. It is listed
+// in every session folder, empty when the session has no images, so that
+// listing the session folder needs no parse.
+type imagesDir struct {
+	inSession
+	at  string
+	ino names.Hash // what its files' numbers start with
+}
 
-func newImagesDir(s sessionRef) *imagesDir { return &imagesDir{inSession{s}} }
+func newImagesDir(s sessionRef, at string) *imagesDir {
+	ino := s.inoBase().With(imagesName)
+	if at != "" {
+		ino = s.inoBase().With(branchesName, at, imagesName)
+	}
+	return &imagesDir{inSession{s}, at, ino}
+}
 
 func (d *imagesDir) mtime() (time.Time, error) { return d.s.activity() }
 
-func (d *imagesDir) list() ([]Child, error) {
-	var out []Child
-	err := d.s.with(func(ss *session) error {
+// each calls fn with each image the folder holds.
+func (d *imagesDir) each(fn func(im render.Image) bool) error {
+	return d.s.with(func(ss *session) error {
+		var on map[*sessions.Entry]bool
+		if d.at != "" {
+			path := pathTo(d.s.v.st, ss, d.at)
+			if len(path) == 0 {
+				return ErrNotFound
+			}
+			on = make(map[*sessions.Entry]bool, len(path))
+			for _, e := range path {
+				on[e] = true
+			}
+		}
 		for _, im := range imagesOf(d.s.v, ss) {
-			if !im.Broken {
-				out = append(out, d.image(im))
+			if !im.Broken && (on == nil || on[im.Entry]) && !fn(im) {
+				return nil
 			}
 		}
 		return nil
+	})
+}
+
+func (d *imagesDir) list() ([]Child, error) {
+	var out []Child
+	err := d.each(func(im render.Image) bool {
+		out = append(out, d.image(im))
+		return true
 	})
 	return out, err
 }
 
 func (d *imagesDir) lookup(name string) (Child, error) {
 	var c Child
-	err := d.s.with(func(ss *session) error {
-		for _, im := range imagesOf(d.s.v, ss) {
-			if im.Name == name && !im.Broken {
-				c = d.image(im)
-				return nil
-			}
+	found := false
+	err := d.each(func(im render.Image) bool {
+		if im.Name == name {
+			c, found = d.image(im), true
 		}
-		return ErrNotFound
+		return !found
 	})
+	if err == nil && !found {
+		err = ErrNotFound
+	}
 	return c, err
 }
 
@@ -79,7 +112,7 @@ func (d *imagesDir) lookup(name string) (Child, error) {
 // kernel keeps its pages.
 func (d *imagesDir) image(im render.Image) Child {
 	s, name := d.s, im.Name
-	ino := s.inoBase().With(imagesName, name).WithInt(im.Entry.Offset).Ino()
+	ino := d.ino.With(name).WithInt(im.Entry.Offset).Ino()
 	return Child{name, syscall.S_IFREG, ino, func() Node { return &imageFile{inSession{s}, name} }}
 }
 

@@ -216,7 +216,7 @@ var sessionFiles = []struct {
 	{branchesName, syscall.S_IFDIR, func(s sessionRef) Node { return newBranchesDir(s) }},
 	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
 	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
-	{imagesName, syscall.S_IFDIR, func(s sessionRef) Node { return newImagesDir(s) }},
+	{imagesName, syscall.S_IFDIR, func(s sessionRef) Node { return newImagesDir(s, "") }},
 	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
 }
 
@@ -366,20 +366,14 @@ func (v pathView) size() (int64, time.Time, error) {
 }
 
 // sharedKey is the key of the session's own view that a branch's view at
-// the leaf is the same as, "" when they differ: context.json always is;
-// transcript.md is while the session has no images (its links lead
-// elsewhere from a branch); transcript.html never (the session's page
-// shows the whole session).
-func (v pathView) sharedKey(ss *session) string {
-	switch v.name {
-	case contextName:
-		return v.name
-	case transcriptName:
-		if len(imagesOf(v.s.v, ss)) == 0 {
-			return v.name
-		}
+// the leaf is the same as, "" when they differ: context.json and
+// transcript.md are; transcript.html is not (the session's page shows
+// the whole session).
+func (v pathView) sharedKey(*session) string {
+	if v.name == htmlName {
+		return ""
 	}
-	return ""
+	return v.name
 }
 
 // pathOf is the path a view shows: to the leaf, or to entry at.
@@ -424,11 +418,10 @@ func newContextFile(s sessionRef, at string, branch bool) *contextFile {
 type transcriptFile struct{ pathView }
 
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
-	images := imagesFrom(branch)
 	f := &transcriptFile{pathView: pathView{inSession{s}, at, branch, transcriptName, func(ss *session, at string) []byte {
-		return render.Transcript(pathOf(s.v.st, ss, at), images)
+		return render.Transcript(pathOf(s.v.st, ss, at))
 	}, func(ss *session, at string) int64 {
-		return render.TranscriptSize(pathOf(s.v.st, ss, at), images)
+		return render.TranscriptSize(pathOf(s.v.st, ss, at))
 	}}}
 	return f
 }
@@ -482,7 +475,7 @@ func (f *transcriptFile) extend(state any) ([]byte, any, error) {
 		if len(path) < n || (n > 0 && !sameEntry(path[n-1], st.path[n-1])) {
 			return nil
 		}
-		more = render.Transcript(path[n:], imagesFrom(f.branch))
+		more = render.Transcript(path[n:])
 		next = followed{ss.file, ss.tree, path}
 		return nil
 	})
@@ -495,15 +488,6 @@ func sameEntry(a, b *sessions.Entry) bool {
 	return a == b || (a.ID == b.ID && a.Offset == b.Offset && a.Seq == b.Seq)
 }
 
-// imagesFrom is where a transcript's image links lead: images/ of the
-// session folder, seen from it or from branches/<id>/.
-func imagesFrom(branch bool) string {
-	if branch {
-		return render.BranchImages
-	}
-	return render.SessionImages
-}
-
 // htmlFile is transcript.html: one self-contained page. The session
 // folder's shows the whole session (the path to the leaf, the other
 // branches, the tree); a branch's, the path to its entry. A page is read
@@ -513,8 +497,14 @@ type htmlFile struct{ pathView }
 
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
 	f := &htmlFile{pathView: pathView{inSession{s}, at, branch, htmlName, func(ss *session, at string) []byte {
+		if !branch {
+			return render.SessionHTML(ss.tree)
+		}
 		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}, func(ss *session, at string) int64 {
+		if !branch {
+			return render.SessionHTMLSize(ss.tree)
+		}
 		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}}}
 	return f

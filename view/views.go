@@ -391,7 +391,7 @@ func pathTo(st *store, ss *session, id string) []*sessions.Entry {
 }
 
 func (d *branchDir) list() ([]Child, error) {
-	out := []Child{d.context(), d.transcript(), d.html()}
+	out := []Child{d.context(), d.transcript(), d.html(), d.images()}
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.s.v.st, ss, d.id)
 		if len(path) == 0 {
@@ -414,6 +414,8 @@ func (d *branchDir) lookup(name string) (Child, error) {
 		return d.transcript(), nil
 	case htmlName:
 		return d.html(), nil
+	case imagesName:
+		return d.images(), nil
 	}
 	pos, ok := namePos(name)
 	if !ok {
@@ -444,6 +446,11 @@ func (d *branchDir) transcript() Child {
 func (d *branchDir) html() Child {
 	s, id := d.s, d.id
 	return Child{htmlName, syscall.S_IFREG, d.ino.With(htmlName).Ino(), func() Node { return newHTMLFile(s, id, true) }}
+}
+
+func (d *branchDir) images() Child {
+	s, id := d.s, d.id
+	return Child{imagesName, syscall.S_IFDIR, d.ino.With(imagesName).Ino(), func() Node { return newImagesDir(s, id) }}
 }
 
 func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
