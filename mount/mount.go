@@ -416,6 +416,7 @@ func (f *FS) stopped() {
 	f.watcher.Stop()
 	f.stopOnce.Do(func() {
 		close(f.stop)
+		f.view.CloseEvents()
 		if err := f.cache.Close(); err != nil {
 			f.logger.Warn(fmt.Sprintf("persistent cache %s: %v", f.cache.Path(), err))
 		}

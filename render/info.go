@@ -24,6 +24,8 @@ type infoJSON struct {
 	Leaf          *string         `json:"leaf"`
 	Tips          []string        `json:"tips"`
 	Usage         tree.Usage      `json:"usage"`
+	Status        string          `json:"status"`
+	Last          *lastJSON       `json:"last"`
 }
 
 // Info is info.json: pi's session-list fields, the tree's shape and
@@ -53,6 +55,7 @@ func Info(file string, t *tree.Tree, mtime time.Time) []byte {
 	for _, n := range t.Tips() {
 		info.Tips = append(info.Tips, n.ID)
 	}
+	info.Status, info.Last = status(t)
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		// Only a non-finite number can fail; usage sums of a damaged file.

@@ -22,8 +22,8 @@ const (
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
-	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, eventsName: true, activeName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, eventsName: true, activeName: true}
 )
 
 // dirMtime is a store folder's mtime. A store that is not there (not
@@ -45,7 +45,7 @@ type rootDir struct{ inRoot }
 func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
 
 func (s *rootDir) list() ([]Child, error) {
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage()}
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), eventsChild(s.v, ""), activeChild(s.v, "")}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -67,6 +67,10 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return s.latest()
 	case usageName:
 		return s.usage(), nil
+	case eventsName:
+		return eventsChild(s.v, ""), nil
+	case activeName:
+		return activeChild(s.v, ""), nil
 	}
 	if !s.v.st.hasProject(name) {
 		return Child{}, ErrNotFound
@@ -120,7 +124,7 @@ func (d *projectDir) list() ([]Child, error) {
 	}
 	d.v.ahead.listing(d.project, time.Now())
 	out := make([]Child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName())
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), eventsChild(d.v, d.project), activeChild(d.v, d.project))
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -142,6 +146,10 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return d.usage(), nil
 	case byNameName:
 		return d.byName(), nil
+	case eventsName:
+		return eventsChild(d.v, d.project), nil
+	case activeName:
+		return activeChild(d.v, d.project), nil
 	}
 	if _, err := d.v.st.meta(d.project, name); err != nil {
 		return Child{}, err

@@ -53,6 +53,7 @@ type View struct {
 	removals removals
 	ahead    *ahead
 	walk     walkGuess
+	events   *hub
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	// listings and lookups count the folders listed and the names looked
@@ -65,7 +66,7 @@ func New(o Options) *View {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), events: newHub()}
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
 	v.ahead = newAhead(v, v.st.budget)
 	v.st.onParse = o.Parsed
