@@ -98,7 +98,7 @@ func (d *activeDir) link(f *sessions.File) Child {
 // activeLink points at a session's folder; its mtime is the session file's
 // last write.
 type activeLink struct {
-	inProject            // the folder's project ("" at the root)
+	inProject             // the folder's project ("" at the root)
 	sproject, name string // the session's
 }
 

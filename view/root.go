@@ -45,7 +45,9 @@ type rootDir struct{ inRoot }
 func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
 
 func (s *rootDir) list() ([]Child, error) {
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), eventsChild(s.v, ""), activeChild(s.v, "")}
+	// events is looked up, never listed: a walk (grep -r, tar, diff -r)
+	// would wait on it forever.
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), activeChild(s.v, "")}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -124,7 +126,7 @@ func (d *projectDir) list() ([]Child, error) {
 	}
 	d.v.ahead.listing(d.project, time.Now())
 	out := make([]Child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), eventsChild(d.v, d.project), activeChild(d.v, d.project))
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), activeChild(d.v, d.project))
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
