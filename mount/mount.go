@@ -471,6 +471,9 @@ func (f *FS) Detach() error {
 // Stats are counts of the work the mount has done (see view.Stats).
 func (f *FS) Stats() view.Stats { return f.view.Stats() }
 
+// EventStats are counts of the events files' work (see view.EventStats).
+func (f *FS) EventStats() view.EventStats { return f.view.EventStats() }
+
 // Index is the store index the mount reads through.
 func (f *FS) Index() *sessions.Index { return f.view.Index() }
 

@@ -134,7 +134,7 @@ func (d *dir) newInode(ctx context.Context, c view.Child, n view.Node, o *view.O
 	}
 	out.Attr.Ino = c.Ino
 	if _, ok := n.(view.Streamer); ok {
-		out.SetAttrTimeout(attrNever)
+		out.SetAttrTimeout(AttrNever)
 	}
 	return d.NewInode(ctx, d.r.newNode(n), fs.StableAttr{Mode: c.Mode, Ino: c.Ino}), 0
 }
@@ -308,7 +308,7 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (view.Child, view.No
 		return c, n, errno
 	}
 	if _, ok := n.(view.Streamer); ok {
-		out.SetAttrTimeout(attrNever)
+		out.SetAttrTimeout(AttrNever)
 	}
 	out.Attr.Ino = c.Ino
 	return c, n, 0

@@ -19,7 +19,7 @@ import (
 // The kernel does not say which open file an fstat is of (go-fuse hands
 // Getattr the first one open), so the size is that of the open file of the
 // process that asks; stat by any other process shows 0. The kernel keeps
-// none of its attributes (see attrNever), or fstat would not reach pifs.
+// none of its attributes (see AttrNever), or fstat would not reach pifs.
 type streamFile struct {
 	fs.Inode
 	r *Root
@@ -45,9 +45,9 @@ var (
 	_ = (fs.NodeOnForgetter)((*streamFile)(nil))
 )
 
-// attrNever is the attribute timeout of a stream: go-fuse takes 0 for
+// AttrNever is the attribute timeout of a stream: go-fuse takes 0 for
 // "the mount's default", so the shortest it keeps as it is.
-const attrNever = time.Nanosecond
+const AttrNever = time.Nanosecond
 
 func (f *streamFile) OnAdd(ctx context.Context) { f.r.v.NodeAdded() }
 func (f *streamFile) OnForget()                 { f.r.v.NodeForgotten() }
@@ -60,7 +60,7 @@ func (f *streamFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 		out.Attr.Size = uint64(h.rd.Size())
 		out.Attr.Blocks = (out.Attr.Size + 511) / 512
 	}
-	out.SetTimeout(attrNever)
+	out.SetTimeout(AttrNever)
 	return 0
 }
 
