@@ -239,6 +239,11 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindMount, Err: err}
 	}
+	unlock, err := lockMountpoint(mountpoint, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock() // once mounted, or refused
 	if err := checkMountpoint(mountpoint, o.SessionsDir, o.NonEmpty, o.Logger); err != nil {
 		return nil, err
 	}

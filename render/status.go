@@ -1,25 +1,29 @@
 package render
 
 import (
-	"encoding/json"
-
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
 
-// lastJSON is info.json's "last": the message entry that tells the
-// session's status (see tree.EntryStatus).
-type lastJSON struct {
-	ID         string          `json:"id"`
-	Role       string          `json:"role"`
-	StopReason string          `json:"stopReason,omitempty"`
-	Timestamp  json.RawMessage `json:"timestamp,omitempty"`
-}
-
-// status is info.json's "status" and "last".
-func status(t *tree.Tree) (string, *lastJSON) {
-	s, e := t.Status()
+// appendLast writes info.json's "last": the message entry that tells the
+// session's status (see tree.EntryStatus), its id, role, stopReason and
+// timestamp; null when there is none.
+func appendLast(b []byte, e *sessions.Entry) []byte {
 	if e == nil {
-		return s, nil
+		return append(b, "null"...)
 	}
-	return s, &lastJSON{ID: e.ID, Role: e.Role, StopReason: tree.StopReason(e), Timestamp: json.RawMessage(e.Timestamp)}
+	b = append(b, "{\n    \"id\": "...)
+	b = jsjson.Quote(b, e.ID)
+	b = append(b, ",\n    \"role\": "...)
+	b = jsjson.Quote(b, e.Role)
+	if sr := tree.StopReason(e); sr != "" {
+		b = append(b, ",\n    \"stopReason\": "...)
+		b = jsjson.Quote(b, sr)
+	}
+	if e.Timestamp != nil {
+		b = append(b, ",\n    \"timestamp\": "...)
+		b = appendRaw(b, e.Timestamp)
+	}
+	return append(b, "\n  }"...)
 }

@@ -154,7 +154,7 @@ func importAs(store string, flat bool, project, name, stem string, data []byte, 
 // is in the store already (ErrDuplicate). pi's /import takes such a file
 // (its /export of a branch keeps the session's id), but two files with one
 // id make `pi --session ID` open either, and by-id/ name one of them;
-// forking the session (its fork file) keeps a copy under a new id. The
+// forking the session (pi's /fork) keeps a copy under a new id. The
 // first import reads the headers of the whole store, as by-id/ does.
 func (x *Index) Import(flat bool, project, name string, data []byte) (string, error) {
 	stem, h, err := checkImport(project, name, data)

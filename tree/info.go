@@ -7,6 +7,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Summary holds the fields of pi's session list (buildSessionInfo).
@@ -18,8 +19,32 @@ type Summary struct {
 	Created       float64
 	Modified      float64 // ms since the epoch: last activity, else header time, else file mtime
 	MessageCount  int
-	FirstMessage  string
+	// FirstContent is the content of the first user message that has
+	// text (pi's firstMessage is its text, see TextContent); nil when no
+	// message has any.
+	FirstContent []byte
 }
+
+// FirstMessage is pi's firstMessage: the text of the first user message
+// that has any, "(no messages)" when none has.
+func (s Summary) FirstMessage() string {
+	if s.FirstContent == nil {
+		return noMessages
+	}
+	return TextContent(s.FirstContent)
+}
+
+// AppendFirstMessage appends FirstMessage as JSON.stringify writes it,
+// straight from the message's raw content: the text is never held
+// decoded, so that a huge first message is copied once, into dst.
+func (s Summary) AppendFirstMessage(dst []byte) []byte {
+	if s.FirstContent == nil {
+		return jsjson.Quote(dst, noMessages)
+	}
+	return AppendTextContentJSON(dst, s.FirstContent)
+}
+
+const noMessages = "(no messages)"
 
 // Summary computes pi's session-list fields. mtime is the file's
 // modification time, used when nothing else dates the session.
@@ -33,18 +58,18 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 	}
 	last := math.NaN()
 	for _, e := range t.entries {
-		if e.Type == "session_info" {
+		if e.Type == schema.TypeSessionInfo {
 			name, _ := e.Str("name")
 			s.Name = jsjson.Trim(name)
 		}
-		if e.Type != "message" {
+		if e.Type != schema.TypeMessage {
 			continue
 		}
 		s.MessageCount++
 		if e.Role == "" || e.MsgContent == nil {
 			continue
 		}
-		if e.Role != "user" && e.Role != "assistant" {
+		if e.Role != schema.RoleUser && e.Role != schema.RoleAssistant {
 			continue
 		}
 		at := e.Time
@@ -58,8 +83,8 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 				last = math.Max(last, at)
 			}
 		}
-		if s.FirstMessage == "" && e.Role == "user" {
-			s.FirstMessage = TextContent(e.MsgContent)
+		if s.FirstContent == nil && e.Role == schema.RoleUser && textNotEmpty(e.MsgContent) {
+			s.FirstContent = e.MsgContent
 		}
 	}
 	switch {
@@ -70,39 +95,95 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 	default:
 		s.Modified = float64(mtime.UnixMilli())
 	}
-	if s.FirstMessage == "" {
-		s.FirstMessage = "(no messages)"
-	}
 	return s
 }
 
 // TextContent is pi's extractTextContent: a string as it is, or the text
 // blocks of an array joined by spaces.
 func TextContent(content []byte) string {
-	switch jsjson.KindOf(content) {
-	case jsjson.String:
+	if jsjson.KindOf(content) == jsjson.String {
 		s, _ := jsjson.Unquote(content)
 		return s
+	}
+	var parts []string
+	textParts(content, func(v []byte) {
+		switch jsjson.KindOf(v) {
+		case jsjson.String:
+			s, _ := jsjson.Unquote(v)
+			parts = append(parts, s)
+		case jsjson.Invalid, jsjson.Null:
+			parts = append(parts, "")
+		default:
+			parts = append(parts, string(v))
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+// textParts calls fn with the raw value of each part TextContent joins: the
+// string itself, or the text of each text block.
+func textParts(content []byte, fn func(text []byte)) {
+	switch jsjson.KindOf(content) {
+	case jsjson.String:
+		fn(content)
 	case jsjson.Array:
-		var parts []string
 		jsjson.Elements(content, func(b []byte) bool {
-			if typ, _ := jsjson.Str(b, "type"); typ == "text" {
-				text := jsjson.Get(b, "text")
-				switch jsjson.KindOf(text) {
-				case jsjson.String:
-					s, _ := jsjson.Unquote(text)
-					parts = append(parts, s)
-				case jsjson.Invalid, jsjson.Null:
-					parts = append(parts, "")
-				default:
-					parts = append(parts, string(text))
-				}
+			if typ, _ := jsjson.Str(b, "type"); typ == schema.BlockText {
+				fn(jsjson.Get(b, "text"))
 			}
 			return true
 		})
-		return strings.Join(parts, " ")
 	}
-	return ""
+}
+
+// textNotEmpty tells whether TextContent(content) is not empty, without
+// building it.
+func textNotEmpty(content []byte) bool {
+	parts, text := 0, false
+	textParts(content, func(v []byte) {
+		parts++
+		switch jsjson.KindOf(v) {
+		case jsjson.String:
+			text = text || len(v) > 2
+		case jsjson.Invalid, jsjson.Null:
+		default:
+			text = true
+		}
+	})
+	return text || parts > 1
+}
+
+// AppendTextContentJSON appends TextContent(content) as JSON.stringify
+// writes it, without holding the text decoded: each part is re-spelled
+// from its raw bytes straight into dst.
+func AppendTextContentJSON(dst, content []byte) []byte {
+	if jsjson.KindOf(content) == jsjson.String {
+		return jsjson.AppendCanonical(dst, content)
+	}
+	dst = append(dst, '"')
+	first := true
+	textParts(content, func(v []byte) {
+		if !first {
+			dst = append(dst, ' ')
+		}
+		first = false
+		var q []byte
+		switch jsjson.KindOf(v) {
+		case jsjson.String:
+			start := len(dst)
+			dst = jsjson.AppendCanonical(dst, v)
+			// Drop the quotes of the part: it is inside the joined string.
+			copy(dst[start:], dst[start+1:len(dst)-1])
+			dst = dst[:len(dst)-2]
+			return
+		case jsjson.Invalid, jsjson.Null:
+			return
+		default:
+			q = jsjson.Quote(nil, string(v))
+		}
+		dst = append(dst, q[1:len(q)-1]...)
+	})
+	return append(dst, '"')
 }
 
 // Usage is the token and cost totals pi's /session shows: over every entry
@@ -133,22 +214,12 @@ func (t *Tree) Usage() Usage {
 // and branch summaries that have a truthy one. ok is false for an entry
 // that adds none.
 func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
-	switch e.Type {
-	case "usage":
-		u, _ = DecodeUsage(e.Get("usage"))
-		return u, true
-	case "branch_summary", "compaction":
-		if v := e.Get("usage"); jsjson.Truthy(v) {
-			u, _ = DecodeUsage(v)
-			return u, true
-		}
-	case "message":
-		if e.Role == "assistant" || e.Role == "toolResult" {
-			u, _ = DecodeUsage(e.MsgUsage)
-			return u, true
-		}
+	v, ok := e.Usage()
+	if !ok {
+		return u, false
 	}
-	return u, false
+	u, _ = DecodeUsage(v)
+	return u, true
 }
 
 // DecodeUsage reads a usage object in one pass: the last member of each
@@ -157,27 +228,25 @@ func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
 // cost.total is a number.
 func DecodeUsage(v []byte) (u Usage, hasCost bool) {
 	var in, out, cr, cw, cost, total []byte
-	jsjson.Members(v, func(k, v []byte) bool {
-		switch {
-		case jsjson.KeyIs(k, "input"):
+	for it := jsjson.IterMembers(v); it.Next(); {
+		switch v := it.Value(); string(it.Name()) {
+		case "input":
 			in = v
-		case jsjson.KeyIs(k, "output"):
+		case "output":
 			out = v
-		case jsjson.KeyIs(k, "cacheRead"):
+		case "cacheRead":
 			cr = v
-		case jsjson.KeyIs(k, "cacheWrite"):
+		case "cacheWrite":
 			cw = v
-		case jsjson.KeyIs(k, "cost"):
+		case "cost":
 			cost = v
 		}
-		return true
-	})
-	jsjson.Members(cost, func(k, v []byte) bool {
-		if jsjson.KeyIs(k, "total") {
-			total = v
+	}
+	for it := jsjson.IterMembers(cost); it.Next(); {
+		if string(it.Name()) == "total" {
+			total = it.Value()
 		}
-		return true
-	})
+	}
 	u = Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
 	return u.Finish(), jsjson.KindOf(total) == jsjson.Number
 }

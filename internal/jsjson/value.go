@@ -1,6 +1,7 @@
 package jsjson
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -8,68 +9,95 @@ import (
 	"unicode/utf8"
 )
 
-// Unquote decodes a raw JSON string (with its quotes). Lone surrogates and
-// invalid UTF-8 become U+FFFD, as they do when JavaScript text is written out
-// as UTF-8.
+// Unquote decodes a raw JSON string (with its quotes). Lone surrogates
+// become U+FFFD, as they do when JavaScript text is written out as UTF-8,
+// and so does each invalid UTF-8 sequence, as JavaScript reads the bytes
+// (see invalidLen).
 func Unquote(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", ErrSyntax
 	}
 	body := raw[1 : len(raw)-1]
-	if strings.IndexByte(string(body), '\\') < 0 && utf8.Valid(body) {
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), nil
 	}
-	var sb strings.Builder
-	sb.Grow(len(body))
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			r, n := utf8.DecodeRune(body[i:])
-			sb.WriteRune(r)
-			i += n
-			continue
-		}
-		if i+1 >= len(body) {
-			return "", ErrSyntax
-		}
-		switch body[i+1] {
-		case '"', '\\', '/':
-			sb.WriteByte(body[i+1])
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(body, i+2)
-			if !ok {
-				return "", ErrSyntax
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if r < 0xDC00 && i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					if r2, ok := hex4(body, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-						sb.WriteRune(utf16.DecodeRune(r, r2))
-						i += 6
-						continue
-					}
-				}
-				sb.WriteRune(utf8.RuneError)
-				continue
-			}
-			sb.WriteRune(r)
-			continue
-		default:
-			return "", ErrSyntax
-		}
-		i += 2
+	b, ok := appendUnquoted(make([]byte, 0, len(body)), body)
+	if !ok {
+		return "", ErrSyntax
 	}
-	return sb.String(), nil
+	return string(b), nil
+}
+
+// AppendUnquoted appends the value of the valid JSON string raw (quotes
+// included), decoded as Unquote decodes it.
+func AppendUnquoted(dst, raw []byte) []byte {
+	dst, _ = appendUnquoted(dst, raw[1:len(raw)-1])
+	return dst
+}
+
+// appendUnquoted appends the decoded body of a string; ok is false at a
+// bad escape, where it stops.
+func appendUnquoted(dst, body []byte) (_ []byte, ok bool) {
+	for len(body) > 0 {
+		k := bytes.IndexByte(body, '\\')
+		seg := body
+		if k >= 0 {
+			seg = body[:k]
+		}
+		dst = AppendValidText(dst, seg) // each invalid sequence one U+FFFD, as pi's decoder
+		if k < 0 {
+			break
+		}
+		body = body[k:]
+		if len(body) < 2 {
+			return dst, false
+		}
+		n := 2
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			var r rune
+			if r, n, ok = escapeU(body, 0); !ok {
+				return dst, false
+			}
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+		body = body[n:]
+	}
+	return dst, true
+}
+
+// escapeU decodes the \u escape at b[i], joined with a second one that
+// follows when the two spell a surrogate pair, and returns the rune and
+// the bytes the escapes take; ok is false for bad hex digits. A lone
+// surrogate comes back as itself: JavaScript strings can hold one, and
+// only their writers differ (U+FFFD in UTF-8, an escape in JSON).
+func escapeU(b []byte, i int) (r rune, n int, ok bool) {
+	if r, ok = hex4(b, i+2); !ok {
+		return 0, 0, false
+	}
+	if r >= 0xD800 && r < 0xDC00 && i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+		if r2, ok := hex4(b, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+			return utf16.DecodeRune(r, r2), 12, true
+		}
+	}
+	return r, 6, true
 }
 
 func hex4(b []byte, i int) (rune, bool) {
@@ -89,38 +117,58 @@ func hex4(b []byte, i int) (rune, bool) {
 
 // Quote writes s as JSON.stringify does: only '"', '\\' and control
 // characters are escaped, with the short escapes where JavaScript has them.
+// Bytes of s that are not valid UTF-8 are written as the JavaScript string
+// read from them holds them: each invalid sequence as one U+FFFD (see
+// invalidLen), so that the result is always valid UTF-8 and valid JSON.
 func Quote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	valid := utf8.ValidString(s)
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf && !valid {
+			if r, n := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || n != 1 {
+				i += n - 1
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, replacement...)
+			i += invalidLen(s[i:]) - 1
+			start = i + 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			const hexd = "0123456789abcdef"
-			dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
-		}
+		dst = appendEscape(append(dst, s[start:i]...), c)
 		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendEscape writes the escape JSON.stringify writes for c, one of '"',
+// '\\' and the control characters: the short form where JavaScript has
+// one, else \u00XX.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	const hexd = "0123456789abcdef"
+	return append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
 }
 
 // FormatNumber formats f as JavaScript's Number.prototype.toString does;
