@@ -295,14 +295,12 @@ func TestEventsTailF(t *testing.T) {
 func TestEventsStuckReaders(t *testing.T) {
 	store, file := writeStore(t)
 	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
-	var stuck []*os.File
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 3; i++ { // readers that never read: held open until the test ends
 		f, err := os.Open(filepath.Join(mnt, "events"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		stuck = append(stuck, f)
 	}
 	slow, err := os.Open(filepath.Join(mnt, fixProject, "events"))
 	if err != nil {
@@ -318,7 +316,7 @@ func TestEventsStuckReaders(t *testing.T) {
 			fmt.Fprintf(&b, `{"type":"label","id":"e%d","parentId":"%s","timestamp":"2024-01-01T00:00:07.000Z","targetId":"a1","label":"l"}`+"\n", j, parent)
 			parent = fmt.Sprint("e", j)
 		}
-		appendRaw(t, file, b.String())
+		appendLine(t, file, strings.TrimSuffix(b.String(), "\n"))
 		// The mount answers while the readers sit.
 		if _, err := os.ReadFile(filepath.Join(mnt, fixProject, fixSession, "leaf")); err != nil {
 			t.Fatal(err)
@@ -360,7 +358,6 @@ func TestEventsStuckReaders(t *testing.T) {
 
 	// Reads waiting at once are bounded: past the bound a read returns
 	// nothing (end of file) at once, and the mount still answers.
-	var readers []*os.File
 	done := make(chan int, view.MaxBlockedReads+8)
 	for i := 0; i < view.MaxBlockedReads+8; i++ {
 		f, err := os.Open(filepath.Join(mnt, "events"))
@@ -368,7 +365,6 @@ func TestEventsStuckReaders(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		readers = append(readers, f)
 		go func() {
 			br := bufio.NewReader(f)
 			br.ReadBytes('\n') // the open line
@@ -389,24 +385,11 @@ func TestEventsStuckReaders(t *testing.T) {
 	if _, err := os.ReadFile(filepath.Join(mnt, fixProject, fixSession, "info.json")); err != nil {
 		t.Fatal(err)
 	}
-	appendRaw(t, file, `{"type":"label","id":"z1","parentId":"e2999","targetId":"a1","label":"z"}`+"\n")
+	appendLine(t, file, `{"type":"label","id":"z1","parentId":"e2999","targetId":"a1","label":"z"}`)
 	for i := 0; i < view.MaxBlockedReads; i++ {
 		if n := <-done; n == 0 {
 			t.Error("a waiting read got nothing")
 		}
-	}
-}
-
-// appendRaw appends text to a session file as another writer would.
-func appendRaw(t *testing.T, file, text string) {
-	t.Helper()
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -516,13 +516,9 @@ type Streamer interface {
 
 func (f *eventsFile) streams() string { return f.project }
 
+// content is empty, dated as new is: the store's or the project's folder.
 func (f *eventsFile) content() ([]byte, time.Time, error) {
-	if f.project == "" {
-		mt, err := dirMtime(f.v.opts.SessionsDir)
-		return nil, mt, err
-	}
-	mt, err := f.v.st.projectMtime(f.project)
-	return nil, mt, err
+	return (&newFile{f.inProject}).content()
 }
 
 // Events opens a Streamer's stream.
