@@ -30,6 +30,8 @@ type Root struct {
 	// for Deliver.
 	staleMu sync.Mutex
 	stale   []*fs.Inode
+
+	counts noticeCounts
 }
 
 var (

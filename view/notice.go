@@ -37,6 +37,11 @@ const (
 	// working directory, an open file below it), and a new path to it is
 	// looked up again.
 	Shed
+	// Grew is Refresh of a session folder whose file grew, but that of
+	// its folders of one name per entry (PerEntry) only their own
+	// attributes and listing are dropped: the names in them that changed
+	// come in notices of their own.
+	Grew
 )
 
 // Notice is one thing the kernel must be told: Do to the node at Path,
@@ -82,10 +87,10 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		switch {
 		case c.New == nil:
 			add(Forget, c.Project, c.Name)
-		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) || c.New.Sig.Size == c.Old.Sig.Size:
+		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig):
 			add(Reset, c.Project, c.Name)
 		default:
-			add(Refresh, c.Project, c.Name)
+			out = append(out, v.grownNotices(c)...)
 		}
 		if c.Old == nil || c.New == nil {
 			for _, f := range []*sessions.File{c.Old, c.New} {

@@ -186,6 +186,8 @@ type session struct {
 	renders map[string]any
 	cost    int64
 	evicted bool
+	// steps are the last versions it was brought to (see grown).
+	steps steps
 }
 
 // parseCost is what a parsed session holds besides its renderings: its
@@ -262,13 +264,14 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 	if s.log != nil && s.file == f {
 		return nil
 	}
+	prev, tr := s.file, s.tree
 	if s.log == nil {
 		l, err := sessions.Open(s.path)
 		if err != nil {
 			return err
 		}
 		st.opened.Add(1)
-		s.log, s.tree = l, tree.New(l)
+		s.log, s.tree, prev = l, tree.New(l), nil
 	} else {
 		n, size := len(s.log.Entries), s.log.Size()
 		reset, err := s.log.Refresh()
@@ -293,12 +296,14 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 				delete(s.renders, infoName)
 			}
 			s.file = f
+			s.steps.add(prev, f, false)
 			return nil
 		default:
 			s.tree.Add(s.log.Entries[n:]...)
 		}
 	}
 	s.file = f
+	s.steps.add(prev, f, s.tree != tr)
 	s.renders = nil
 	if s.log.Size() == f.Sig.Size {
 		f.KnowName(s.tree.Name()) // by-name/ reads nothing more
