@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/tree"
 )
@@ -122,14 +123,14 @@ func contextSize(c *tree.Context, b, sizes []int) (int, bool) {
 		}
 	}
 	if c.ThinkingLevel != nil {
-		k, ok := indentSize(c.ThinkingLevel, 1)
+		k, ok := jsjson.IndentSize(c.ThinkingLevel, 1)
 		if !ok {
 			return 0, false
 		}
 		n += len(ctxLevel) + k
 	}
 	if c.Model != nil {
-		k, ok := indentSize(c.Model, 1)
+		k, ok := jsjson.IndentSize(c.Model, 1)
 		if !ok {
 			return 0, false
 		}
@@ -145,7 +146,7 @@ func messagesSize(msgs [][]byte, first bool) (int, bool) {
 		n -= len(ctxMsgSep)
 	}
 	for _, m := range msgs {
-		k, ok := indentSize(m, 2)
+		k, ok := jsjson.IndentSize(m, 2)
 		if !ok {
 			return 0, false
 		}
@@ -171,7 +172,7 @@ func appendMessages(dst []byte, msgs [][]byte, first bool) ([]byte, bool) {
 			dst = append(dst, ctxMsgSep...)
 		}
 		var ok bool
-		if dst, ok = appendIndent(dst, m, 2); !ok {
+		if dst, ok = jsjson.AppendIndent(dst, m, 2); !ok {
 			return dst, false
 		}
 	}
@@ -185,13 +186,13 @@ func appendContextEnd(dst []byte, c *tree.Context) ([]byte, bool) {
 	}
 	if c.ThinkingLevel != nil {
 		var ok bool
-		if dst, ok = appendIndent(append(dst, ctxLevel...), c.ThinkingLevel, 1); !ok {
+		if dst, ok = jsjson.AppendIndent(append(dst, ctxLevel...), c.ThinkingLevel, 1); !ok {
 			return dst, false
 		}
 	}
 	if c.Model != nil {
 		var ok bool
-		if dst, ok = appendIndent(append(dst, ctxModel...), c.Model, 1); !ok {
+		if dst, ok = jsjson.AppendIndent(append(dst, ctxModel...), c.Model, 1); !ok {
 			return dst, false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -44,10 +45,10 @@ func contextCases() map[string]*tree.Context {
 		"empty level":        {Messages: [][]byte{msg}, ThinkingLevel: []byte{}},
 		"trailing garbage":   {Messages: [][]byte{[]byte(`{} x`)}},
 		"nested 70":          {Messages: [][]byte{nest(70), msg}, Model: nest(70)},
-		"deep model ok":      {Model: nest(maxDepth - 1)},
-		"deep model too":     {Model: nest(maxDepth)},
-		"deep message ok":    {Messages: [][]byte{nest(maxDepth - 2)}},
-		"deep message alone": {Messages: [][]byte{msg, nest(maxDepth - 1)}},
+		"deep model ok":      {Model: nest(jsjson.MaxDepth - 1)},
+		"deep model too":     {Model: nest(jsjson.MaxDepth)},
+		"deep message ok":    {Messages: [][]byte{nest(jsjson.MaxDepth - 2)}},
+		"deep message alone": {Messages: [][]byte{msg, nest(jsjson.MaxDepth - 1)}},
 	}
 }
 

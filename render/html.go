@@ -5,12 +5,13 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/render/parts"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -24,7 +25,7 @@ import (
 // and working directory), each entry's piece on that entry only, and the
 // foot on the whole path: it closes the page with the path's models and
 // token and cost totals, which the stylesheet shows at the top, under the
-// head. How to serve a session that grows (issue 11): the page of a longer
+// head. How to serve a session that grows: the page of a longer
 // path is the same head, the old entries' pieces, the new entries' pieces
 // and a new foot, so a renderer keeps head+pieces and re-appends only the
 // foot. A reader holding the file open cannot follow it byte for byte (the
@@ -212,11 +213,11 @@ func (s *partSummary) add(e *sessions.Entry, pre decodedUsage) {
 		}
 	}
 	switch e.Type {
-	case "usage":
+	case schema.TypeUsage:
 		s.model(e.Get("provider"), e.Get("model"))
-	case "message":
+	case schema.TypeMessage:
 		s.messages++
-		if e.Role == "assistant" {
+		if e.Role == schema.RoleAssistant {
 			s.model(e.MsgProvider, e.MsgModel)
 		}
 	}
@@ -230,12 +231,12 @@ func (s *partSummary) model(provider, id []byte) {
 	}
 	key := s.key[:0]
 	if jsjson.KindOf(provider) == jsjson.String {
-		if key = appendUnquoted(key, provider); len(key) > 0 {
+		if key = jsjson.AppendUnquoted(key, provider); len(key) > 0 {
 			key = append(key, '/')
 		}
 	}
 	n := len(key)
-	key = appendUnquoted(key, id)
+	key = jsjson.AppendUnquoted(key, id)
 	s.key = key
 	if len(key) > n {
 		s.countModel(key, 1)
@@ -273,14 +274,6 @@ func sumParts(parts []partSummary) pathSummary {
 		}
 	}
 	return pathSummary{usage: all.usage.Finish(), messages: all.messages, models: all.models}
-}
-
-func strValue(v []byte) (string, bool) {
-	if jsjson.KindOf(v) != jsjson.String {
-		return "", false
-	}
-	s, err := jsjson.Unquote(v)
-	return s, err == nil
 }
 
 // appendCount writes a token count with thousands separators.
@@ -337,7 +330,7 @@ type decodedUsage struct {
 // the totals of s.
 func appendSummed(dst []byte, e *sessions.Entry, s *partSummary) []byte {
 	var pre decodedUsage
-	if e.Type == "message" && e.Role == "assistant" {
+	if e.Type == schema.TypeMessage && e.Role == schema.RoleAssistant {
 		// tree.EntryUsage of an answer is its message's usage, decoded.
 		pre.u, pre.hasCost = tree.DecodeUsage(e.MsgUsage)
 		pre.ok = true
@@ -349,92 +342,116 @@ func appendSummed(dst []byte, e *sessions.Entry, s *partSummary) []byte {
 // entryHTML is AppendEntryHTML with an answer's usage decoded already
 // (pre.ok) or not.
 func entryHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
-	switch e.Type {
-	case "message":
-		return appendMessageHTML(dst, e, pre)
-	case "custom_message":
-		var customType, content []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
-			if !ok {
-				break
+	w := parts.Of(e)
+	h := &w.Head
+	switch h.Shape {
+	case parts.Meta:
+		return appendMetaHTML(dst, h)
+	case parts.Message:
+		dst = entryStart(dst, e, e.Role, h.Who)
+		if e.Role == schema.RoleAssistant {
+			if jsjson.KindOf(h.Model) == jsjson.String {
+				dst = append(dst, " <span class=\"model\">"...)
+				dst = appendTextInline(dst, h.Model)
+				dst = append(dst, "</span>"...)
 			}
-			switch string(k) {
-			case "customType":
-				customType = v
-			case "content":
-				content = v
-			}
+			dst = appendUsage(dst, h.Usage, pre)
 		}
-		dst = entryStart(dst, e, "custom-message", "custom message")
-		dst = appendLabel(dst, customType)
-		dst = entryBody(dst, e)
-		dst = appendContentHTML(dst, content, false)
-		return entryEnd(dst)
-	case "branch_summary", "compaction":
-		var summary, ref []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
-			if !ok {
-				break
-			}
-			switch string(k) {
-			case "summary":
-				summary = v
-			case "fromId", "firstKeptEntryId":
-				ref = v
-			}
+	case parts.ToolResult:
+		class := "tool-result"
+		if h.IsError {
+			class = "tool-result failed"
 		}
-		if e.Type == "compaction" {
-			dst = entryStart(dst, e, "compaction", "compaction")
-			dst = appendRef(dst, "kept from ", ref)
-		} else {
-			dst = entryStart(dst, e, "branch-summary", "branch summary")
-			dst = appendRef(dst, "of the branch from ", ref)
+		dst = entryStart(dst, e, class, h.Who)
+		dst = appendLabel(dst, h.ToolName)
+		if h.IsError {
+			dst = append(dst, " <span class=\"badge\">error</span>"...)
 		}
-		dst = entryBody(dst, e)
-		dst = appendText(dst, "text", summary)
-		return entryEnd(dst)
+	case parts.Bash:
+		dst = entryStart(dst, e, "bash", h.Who)
+		if h.ExitCode != nil {
+			dst = append(dst, " <span class=\"exit\">exit "...)
+			dst = escapeHTML(dst, h.ExitCode)
+			dst = append(dst, "</span>"...)
+		}
+	case parts.SummaryMessage:
+		dst = entryStart(dst, e, "branch-summary", h.Who)
+	case parts.OtherMessage:
+		dst = entryStart(dst, e, "other", string(escapeHTML(nil, []byte(h.Who))))
+	case parts.CustomMessage:
+		dst = entryStart(dst, e, "custom-message", h.Who)
+		dst = appendLabel(dst, h.CustomType)
+	case parts.BranchSummary:
+		dst = entryStart(dst, e, "branch-summary", h.Who)
+		dst = appendRef(dst, "of the branch from ", h.Ref)
+	case parts.Compaction:
+		dst = entryStart(dst, e, "compaction", h.Who)
+		dst = appendRef(dst, "kept from ", h.Ref)
 	}
-	return appendMetaHTML(dst, e)
+	dst = entryBody(dst, e)
+	// A tool's output shows as program output, in a block that folds.
+	output := h.Shape == parts.ToolResult
+	if output {
+		dst = append(dst, "<details class=\"output\" open><summary>output</summary>\n"...)
+	}
+	for w.Next() {
+		dst = appendPartHTML(dst, &w.Part, output)
+	}
+	if output {
+		dst = append(dst, "</details>\n"...)
+	}
+	return entryEnd(dst)
+}
+
+// appendPartHTML appends one part of an entry; output shows text as
+// program output.
+func appendPartHTML(dst []byte, p *parts.Part, output bool) []byte {
+	switch p.Kind {
+	case parts.Text:
+		if output {
+			return appendText(dst, "pre", p.Value)
+		}
+		return appendText(dst, "text", p.Value)
+	case parts.Thinking:
+		dst = append(dst, "<details class=\"thinking\"><summary>thinking</summary>\n"...)
+		dst = appendText(dst, "text", p.Value)
+		return append(dst, "</details>\n"...)
+	case parts.ToolCall:
+		dst = append(dst, "<details class=\"tool-call\"><summary>tool call <code>"...)
+		dst = appendTextInline(dst, p.Name)
+		dst = append(dst, "</code> <span class=\"call-id\">"...)
+		dst = appendTextInline(dst, p.ID)
+		dst = append(dst, "</span></summary>\n<pre>"...)
+		dst = escapeIndented(dst, p.Args)
+		return append(dst, "</pre>\n</details>\n"...)
+	case parts.Image:
+		dst = append(dst, "<p class=\"image\">[image "...)
+		dst = appendTextInline(dst, p.Mime)
+		return append(dst, "]</p>\n"...)
+	case parts.Block:
+		dst = append(dst, "<pre class=\"block\">"...)
+		dst = escapeIndented(dst, p.Block)
+		return append(dst, "</pre>\n"...)
+	case parts.Error:
+		return appendText(dst, "text error", p.Value)
+	case parts.Command:
+		dst = append(dst, "<pre class=\"command\">$ "...)
+		dst = appendTextInline(dst, p.Value)
+		return append(dst, "</pre>\n"...)
+	case parts.Output:
+		dst = append(dst, "<details class=\"output\" open><summary>output</summary>\n"...)
+		dst = appendText(dst, "pre", p.Value)
+		return append(dst, "</details>\n"...)
+	case parts.Summary:
+		return appendText(dst, "text", p.Value)
+	}
+	return dst
 }
 
 // appendMetaHTML shows an entry that adds no message (a model or thinking
 // level change, a label, a name, …) as one line.
-func appendMetaHTML(dst []byte, e *sessions.Entry) []byte {
-	var f [4][]byte
-	var fields []string
-	switch e.Type {
-	case "model_change":
-		fields = []string{"provider", "modelId"}
-	case "thinking_level_change":
-		fields = []string{"thinkingLevel"}
-	case "label":
-		fields = []string{"label", "targetId"}
-	case "session_info":
-		fields = []string{"name"}
-	case "custom":
-		fields = []string{"customType"}
-	case "usage":
-		fields = []string{"provider", "model", "usage"}
-	case "context_edit":
-		fields = []string{"targetId"}
-	}
-	for it := newMembers(e.Raw); len(fields) > 0; {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		for i, name := range fields {
-			if string(k) == name {
-				f[i] = v
-			}
-		}
-	}
-	kind := e.Type
-	if kind == "" {
-		kind = e.Kind()
-	}
+func appendMetaHTML(dst []byte, h *parts.Head) []byte {
+	e := h.Entry
 	dst = append(dst, "<div class=\"entry meta\""...)
 	if e.ID != "" {
 		dst = append(dst, " id=\""...)
@@ -442,46 +459,41 @@ func appendMetaHTML(dst []byte, e *sessions.Entry) []byte {
 		dst = append(dst, '"')
 	}
 	dst = append(dst, "><span class=\"role\">"...)
-	dst = escapeHTML(dst, []byte(strings.ReplaceAll(kind, "_", " ")))
+	dst = escapeHTML(dst, []byte(h.Who))
 	dst = append(dst, "</span> "...)
 	switch e.Type {
-	case "model_change":
+	case schema.TypeModelChange:
 		dst = append(dst, "→ <code>"...)
-		if dst = appendTextInline(dst, f[0]); len(f[0]) > 0 {
+		if dst = appendTextInline(dst, h.Provider); len(h.Provider) > 0 {
 			dst = append(dst, '/')
 		}
-		dst = appendTextInline(dst, f[1])
+		dst = appendTextInline(dst, h.ModelID)
 		dst = append(dst, "</code>"...)
-	case "thinking_level_change":
-		dst = append(dst, "→ <code>"...)
-		dst = appendTextInline(dst, f[0])
-		dst = append(dst, "</code>"...)
-	case "label":
-		if n := len(dst); len(appendLabel(dst, f[0])) == n {
+	case schema.TypeThinkingLevelChange:
+		dst = append(dst, "→ "...)
+		dst = appendCode(dst, h.ThinkingLevel)
+	case schema.TypeLabel:
+		if n := len(dst); len(appendLabel(dst, h.Label)) == n {
 			dst = append(dst, "cleared"...)
 		} else {
-			dst = appendLabel(dst, f[0])
+			dst = appendLabel(dst, h.Label)
 		}
-		dst = appendRef(dst, " on ", f[1])
-	case "session_info":
-		if n := len(dst); len(appendTextInline(dst, f[0])) == n {
+		dst = appendRef(dst, " on ", h.Ref)
+	case schema.TypeSessionInfo:
+		if n := len(dst); len(appendTextInline(dst, h.Name)) == n {
 			dst = append(dst, "name cleared"...)
 		} else {
 			dst = append(dst, "name → <b>"...)
-			dst = appendTextInline(dst, f[0])
+			dst = appendTextInline(dst, h.Name)
 			dst = append(dst, "</b>"...)
 		}
-	case "custom":
-		dst = append(dst, "<code>"...)
-		dst = appendTextInline(dst, f[0])
-		dst = append(dst, "</code>"...)
-	case "usage":
-		dst = append(dst, "<code>"...)
-		dst = appendTextInline(dst, f[1])
-		dst = append(dst, "</code>"...)
-		dst = appendUsage(dst, f[2], decodedUsage{})
-	case "context_edit":
-		dst = appendRef(dst, "of ", f[0])
+	case schema.TypeCustom:
+		dst = appendCode(dst, h.CustomType)
+	case schema.TypeUsage:
+		dst = appendCode(dst, h.Model)
+		dst = appendUsage(dst, h.Usage, decodedUsage{})
+	case schema.TypeContextEdit:
+		dst = appendRef(dst, "of ", h.Ref)
 	}
 	dst = appendLink(dst, e)
 	return append(dst, "</div>\n"...)
@@ -530,6 +542,13 @@ func appendLink(dst []byte, e *sessions.Entry) []byte {
 	return dst
 }
 
+// appendCode appends "<code>text</code>".
+func appendCode(dst, v []byte) []byte {
+	dst = append(dst, "<code>"...)
+	dst = appendTextInline(dst, v)
+	return append(dst, "</code>"...)
+}
+
 // appendLabel appends " <code>text</code>" when v has text.
 func appendLabel(dst, v []byte) []byte {
 	start := len(dst)
@@ -543,7 +562,7 @@ func appendLabel(dst, v []byte) []byte {
 
 // appendRef links to the entry whose id is the string v.
 func appendRef(dst []byte, before string, v []byte) []byte {
-	id, ok := strValue(v)
+	id, ok := jsjson.StringValue(v)
 	if !ok || id == "" {
 		return dst
 	}
@@ -572,134 +591,6 @@ func appendUsage(dst, v []byte, pre decodedUsage) []byte {
 		dst = strconv.AppendFloat(dst, u.Cost, 'f', 4, 64)
 	}
 	return append(dst, "</span>"...)
-}
-
-func appendMessageHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
-	var errorMessage, toolName, isError, command, output, exitCode, summary []byte
-	it := newMembers(e.Msg)
-	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
-	for {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		switch string(k) {
-		case "errorMessage":
-			errorMessage = v
-		case "toolName":
-			toolName = v
-		case "isError":
-			isError = v
-		case "command":
-			command = v
-		case "output":
-			output = v
-		case "exitCode":
-			exitCode = v
-		case "summary":
-			summary = v
-		}
-	}
-	switch e.Role {
-	case "user", "assistant", "custom", "system":
-		dst = entryStart(dst, e, e.Role, e.Role)
-		if e.Role == "assistant" {
-			if m := e.MsgModel; jsjson.KindOf(m) == jsjson.String {
-				dst = append(dst, " <span class=\"model\">"...)
-				dst = appendTextInline(dst, m)
-				dst = append(dst, "</span>"...)
-			}
-			dst = appendUsage(dst, e.MsgUsage, pre)
-		}
-		dst = entryBody(dst, e)
-		dst = appendContentHTML(dst, e.MsgContent, false)
-		dst = appendText(dst, "text error", errorMessage)
-		return entryEnd(dst)
-	case "toolResult":
-		class, bad := "tool-result", jsjson.Truthy(isError)
-		if bad {
-			class = "tool-result failed"
-		}
-		dst = entryStart(dst, e, class, "tool result")
-		dst = appendLabel(dst, toolName)
-		if bad {
-			dst = append(dst, " <span class=\"badge\">error</span>"...)
-		}
-		dst = entryBody(dst, e)
-		dst = append(dst, "<details class=\"output\" open><summary>output</summary>\n"...)
-		dst = appendContentHTML(dst, e.MsgContent, true)
-		dst = append(dst, "</details>\n"...)
-		return entryEnd(dst)
-	case "bashExecution":
-		dst = entryStart(dst, e, "bash", "bash")
-		if exitCode != nil && jsjson.KindOf(exitCode) != jsjson.Null {
-			dst = append(dst, " <span class=\"exit\">exit "...)
-			dst = escapeHTML(dst, exitCode)
-			dst = append(dst, "</span>"...)
-		}
-		dst = entryBody(dst, e)
-		dst = append(dst, "<pre class=\"command\">$ "...)
-		dst = appendTextInline(dst, command)
-		dst = append(dst, "</pre>\n<details class=\"output\" open><summary>output</summary>\n"...)
-		dst = appendText(dst, "pre", output)
-		dst = append(dst, "</details>\n"...)
-		return entryEnd(dst)
-	case "branchSummary", "compactionSummary":
-		dst = entryStart(dst, e, "branch-summary", e.Role)
-		dst = entryBody(dst, e)
-		dst = appendText(dst, "text", summary)
-		dst = appendContentHTML(dst, e.MsgContent, false)
-		return entryEnd(dst)
-	}
-	dst = entryStart(dst, e, "other", string(escapeHTML(nil, []byte(e.Kind()))))
-	dst = entryBody(dst, e)
-	dst = appendContentHTML(dst, e.MsgContent, false)
-	return entryEnd(dst)
-}
-
-// appendContentHTML appends a message's content: a string, or blocks of
-// text, thinking, tool calls and images. pre shows text as program output.
-func appendContentHTML(dst, c []byte, pre bool) []byte {
-	textClass := "text"
-	if pre {
-		textClass = "pre"
-	}
-	if jsjson.KindOf(c) != jsjson.Array {
-		return appendText(dst, textClass, c)
-	}
-	for blocks := newElements(c); ; {
-		b, ok := blocks.nextBlock()
-		if !ok {
-			return dst
-		}
-		switch {
-		case strIs(b.typ, "text"):
-			dst = appendText(dst, textClass, b.text)
-		case strIs(b.typ, "thinking"):
-			dst = append(dst, "<details class=\"thinking\"><summary>thinking</summary>\n"...)
-			dst = appendText(dst, "text", b.thinking)
-			dst = append(dst, "</details>\n"...)
-		case strIs(b.typ, "toolCall"):
-			dst = append(dst, "<details class=\"tool-call\"><summary>tool call <code>"...)
-			dst = appendTextInline(dst, b.name)
-			dst = append(dst, "</code> <span class=\"call-id\">"...)
-			dst = appendTextInline(dst, b.id)
-			dst = append(dst, "</span></summary>\n<pre>"...)
-			if b.args == nil {
-				b.args = []byte("{}")
-			}
-			dst = escapeIndented(dst, b.args)
-			dst = append(dst, "</pre>\n</details>\n"...)
-		case strIs(b.typ, "image"):
-			dst = append(dst, "<p class=\"image\">[image "...)
-			dst = appendTextInline(dst, b.mime)
-			dst = append(dst, "]</p>\n"...)
-		default:
-			dst = append(dst, "<pre class=\"block\">"...)
-			dst = escapeIndented(dst, b.raw)
-			dst = append(dst, "</pre>\n"...)
-		}
-	}
 }
 
 // escapeIndented appends raw JSON indented and escaped.
@@ -738,7 +629,7 @@ func appendTextInline(dst, v []byte) []byte {
 		}
 		// Unescape past the end of dst, escape after that, move it back.
 		n := len(dst)
-		dst = appendUnquoted(dst, v)
+		dst = jsjson.AppendUnquoted(dst, v)
 		m := len(dst)
 		dst = escapeHTML(dst, dst[n:m])
 		k := copy(dst[n:], dst[m:])

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// jsonIndent is what nodes served before this package: json.Indent and a
-// newline, the raw bytes on invalid input.
+// jsonIndent is what Indent must write: json.Indent and a newline, the raw
+// bytes on invalid input.
 func jsonIndent(raw []byte) []byte {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
@@ -31,9 +31,9 @@ var indentCases = []string{
 // deepCases sit at encoding/json's nesting limit; their indented form is
 // about 100 MB, too big for fuzz seeds.
 var deepCases = []string{
-	strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
-	strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
-	strings.Repeat(`{"a":`, maxDepth+1) + "1" + strings.Repeat("}", maxDepth+1),
+	strings.Repeat("[", jsjson.MaxDepth) + strings.Repeat("]", jsjson.MaxDepth),
+	strings.Repeat("[", jsjson.MaxDepth+1) + strings.Repeat("]", jsjson.MaxDepth+1),
+	strings.Repeat(`{"a":`, jsjson.MaxDepth+1) + "1" + strings.Repeat("}", jsjson.MaxDepth+1),
 }
 
 func TestIndentMatchesEncodingJSON(t *testing.T) {
@@ -68,10 +68,6 @@ func FuzzIndent(f *testing.F) {
 		}
 	})
 }
-
-func jsonUnquote(s string) (string, error) { return jsjsonUnquote([]byte(s)) }
-
-var jsjsonUnquote = jsjson.Unquote
 
 func BenchmarkIndentSize(b *testing.B) {
 	raw := big(b).Context().JSON()

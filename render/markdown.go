@@ -8,6 +8,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/render/parts"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -44,127 +45,111 @@ func transcript(path []*sessions.Entry, parts int) []byte {
 // on that entry only, so the transcript of a path that grew is the old
 // transcript followed by the new entries' parts.
 func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
-	switch e.Type {
-	case "message":
-		return appendMessageMarkdown(dst, e)
-	case "custom_message":
-		var customType, content []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
-			if !ok {
-				break
-			}
-			switch string(k) {
-			case "customType":
-				customType = v
-			case "content":
-				content = v
-			}
-		}
-		dst = append(dst, "## custom message "...)
-		dst = appendStr(dst, customType)
-		dst = headingTail(dst, e)
-		return appendContent(dst, content)
-	case "branch_summary", "compaction":
-		var summary []byte
-		for it := newMembers(e.Raw); ; {
-			k, v, ok := it.next()
-			if !ok {
-				break
-			}
-			if string(k) == "summary" {
-				summary = v
-			}
-		}
-		if e.Type == "compaction" {
-			dst = append(dst, "## compaction"...)
-		} else {
-			dst = append(dst, "## branch summary"...)
-		}
-		dst = headingTail(dst, e)
-		return para(dst, len(dst), summary)
+	w := parts.Of(e)
+	h := &w.Head
+	if h.Shape == parts.Meta {
+		return dst
 	}
-	return dst
-}
-
-func appendMessageMarkdown(dst []byte, e *sessions.Entry) []byte {
-	// One walk over the message's members; its content, located by the
-	// parser, is jumped over rather than read.
-	var errorMessage, toolName, isError, command, output, exitCode []byte
-	it := newMembers(e.Msg)
-	it.known = [2][]byte{e.MsgContent, e.MsgUsage}
-	for {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		switch string(k) {
-		case "errorMessage":
-			errorMessage = v
-		case "toolName":
-			toolName = v
-		case "isError":
-			isError = v
-		case "command":
-			command = v
-		case "output":
-			output = v
-		case "exitCode":
-			exitCode = v
-		}
-	}
-	switch e.Role {
-	case "user", "assistant", "custom", "system":
-		dst = append(dst, "## "...)
-		dst = append(dst, e.Role...)
-		dst = headingTail(dst, e)
-		dst = appendContent(dst, e.MsgContent)
-		start := len(dst)
-		dst = append(dst, "*Error:* "...)
-		n := len(dst)
-		if dst = appendStr(dst, errorMessage); len(dst) == n {
-			return dst[:start]
-		}
-		return append(dst, '\n', '\n')
-	case "toolResult":
-		dst = append(dst, "## tool result"...)
+	dst = append(dst, "## "...)
+	dst = append(dst, h.Who...)
+	switch h.Shape {
+	case parts.CustomMessage:
+		dst = append(dst, ' ')
+		dst = appendStr(dst, h.CustomType)
+	case parts.ToolResult:
 		start := len(dst)
 		dst = append(dst, " `"...)
 		n := len(dst)
-		if dst = appendStr(dst, toolName); len(dst) == n {
+		if dst = appendStr(dst, h.ToolName); len(dst) == n {
 			dst = dst[:start]
 		} else {
 			dst = append(dst, '`')
 		}
-		if jsjson.Truthy(isError) {
+		if h.IsError {
 			dst = append(dst, " (error)"...)
 		}
-		dst = headingTail(dst, e)
-		start = len(dst)
-		dst = appendContent(dst, e.MsgContent)
-		dst = trimNewlines(dst, start)
-		return fenceTail(dst, start, "")
-	case "bashExecution":
-		dst = append(dst, "## bash"...)
-		dst = headingTail(dst, e)
+	}
+	dst = headingTail(dst, e)
+	body := len(dst)
+	for w.Next() {
+		dst = appendPartMarkdown(dst, h, &w.Part)
+	}
+	if h.Shape == parts.ToolResult {
+		// A tool's output is one code block.
+		dst = trimNewlines(dst, body)
+		dst = fenceTail(dst, body, "")
+	}
+	return dst
+}
+
+// appendPartMarkdown appends one part of the entry whose head is h.
+func appendPartMarkdown(dst []byte, h *parts.Head, p *parts.Part) []byte {
+	switch p.Kind {
+	case parts.Text:
+		return para(dst, len(dst), p.Value)
+	case parts.Thinking:
+		dst = append(dst, "*Thinking:*\n\n"...)
+		return para(dst, len(dst), p.Value)
+	case parts.ToolCall:
+		dst = append(dst, "**Tool call** `"...)
+		dst = appendStr(dst, p.Name)
+		dst = append(dst, "` ("...)
+		dst = appendStr(dst, p.ID)
+		dst = append(dst, ")\n\n"...)
+		start := len(dst)
+		dst = Indent(dst, p.Args)
+		return fenceTail(dst, start, "json")
+	case parts.Image:
+		dst = append(dst, "*[image "...)
+		dst = appendStr(dst, p.Mime)
+		return append(dst, "]*\n\n"...)
+	case parts.Block:
+		start := len(dst)
+		dst = Indent(dst, p.Block)
+		return fenceTail(dst, start, "json")
+	case parts.Error:
+		start := len(dst)
+		dst = append(dst, "*Error:* "...)
+		n := len(dst)
+		if dst = appendStr(dst, p.Value); len(dst) == n {
+			return dst[:start]
+		}
+		return append(dst, '\n', '\n')
+	case parts.Command:
 		start := len(dst)
 		dst = append(dst, '$', ' ')
-		dst = appendStr(dst, command)
-		dst = fenceTail(dst, start, "sh")
-		start = len(dst)
-		dst = appendStr(dst, output)
-		if exitCode != nil && jsjson.KindOf(exitCode) != jsjson.Null {
+		dst = appendStr(dst, p.Value)
+		return fenceTail(dst, start, "sh")
+	case parts.Output:
+		start := len(dst)
+		dst = appendStr(dst, p.Value)
+		if h.ExitCode != nil {
 			dst = trimNewlines(dst, start)
 			dst = append(dst, "\n[exit "...)
-			dst = append(dst, exitCode...)
+			dst = append(dst, h.ExitCode...)
 			dst = append(dst, ']')
 		}
 		return fenceTail(dst, start, "")
+	case parts.Summary:
+		// A summary message shows its content, as messages of other
+		// roles do; summary entries show their summary.
+		if h.Shape != parts.SummaryMessage {
+			return para(dst, len(dst), p.Value)
+		}
 	}
-	dst = append(dst, "## "...)
-	dst = append(dst, e.Kind()...)
-	dst = headingTail(dst, e)
-	return appendContent(dst, e.MsgContent)
+	return dst
+}
+
+// appendStr appends the text a value shows in a transcript: a string
+// unquoted, nothing for null or absent, any other value's raw JSON.
+func appendStr(dst, v []byte) []byte {
+	switch jsjson.KindOf(v) {
+	case jsjson.String:
+		return jsjson.AppendUnquoted(dst, v)
+	case jsjson.Invalid, jsjson.Null:
+		return dst
+	}
+	return append(dst, v...)
 }
 
 // headingTail ends a heading begun with "## who": the entry id and time.
@@ -234,47 +219,6 @@ func fenceTail(dst []byte, start int, lang string) []byte {
 		dst = append(dst, '`')
 	}
 	return append(dst, '\n', '\n')
-}
-
-// appendContent appends a message's content: a string, or blocks of text,
-// thinking, tool calls and images.
-func appendContent(dst, c []byte) []byte {
-	if jsjson.KindOf(c) != jsjson.Array {
-		return para(dst, len(dst), c)
-	}
-	for blocks := newElements(c); ; {
-		b, ok := blocks.nextBlock()
-		if !ok {
-			return dst
-		}
-		switch {
-		case strIs(b.typ, "text"):
-			dst = para(dst, len(dst), b.text)
-		case strIs(b.typ, "thinking"):
-			dst = append(dst, "*Thinking:*\n\n"...)
-			dst = para(dst, len(dst), b.thinking)
-		case strIs(b.typ, "toolCall"):
-			dst = append(dst, "**Tool call** `"...)
-			dst = appendStr(dst, b.name)
-			dst = append(dst, "` ("...)
-			dst = appendStr(dst, b.id)
-			dst = append(dst, ")\n\n"...)
-			if b.args == nil {
-				b.args = []byte("{}")
-			}
-			start := len(dst)
-			dst = Indent(dst, b.args)
-			dst = fenceTail(dst, start, "json")
-		case strIs(b.typ, "image"):
-			dst = append(dst, "*[image "...)
-			dst = appendStr(dst, b.mime)
-			dst = append(dst, "]*\n\n"...)
-		default:
-			start := len(dst)
-			dst = Indent(dst, b.raw)
-			dst = fenceTail(dst, start, "json")
-		}
-	}
 }
 
 // appendISO appends jsjson.FormatISO(ms) without its layout parsing and

@@ -137,18 +137,6 @@ func TestTranscriptExtends(t *testing.T) {
 	}
 }
 
-func TestAppendUnquoted(t *testing.T) {
-	for _, s := range []string{`""`, `"a"`, `"\n\t\\\/\b\f\r\""`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\udc00"`, `"\ud800\u0041"`, "\"\xff\xfe ok \xe2\x82\"", "\"\xe2\\n\"", `"\u0000"`} {
-		want, err := jsonUnquote(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendUnquoted(nil, []byte(s)); string(got) != want {
-			t.Errorf("appendUnquoted(%q) = %q, want %q", s, got, want)
-		}
-	}
-}
-
 func FuzzTranscript(f *testing.F) {
 	for _, l := range markdownLines {
 		f.Add([]byte(l))
@@ -218,8 +206,8 @@ func BenchmarkContextJSON(b *testing.B) {
 	}
 }
 
-// BenchmarkContextJSONIndent is how context.json was made before
-// ContextJSON: the compact context, then Indent.
+// BenchmarkContextJSONIndent makes context.json the plain way, for
+// ContextJSON to beat: the compact context, then Indent.
 func BenchmarkContextJSONIndent(b *testing.B) {
 	t := big(b)
 	b.ReportAllocs()
@@ -250,7 +238,7 @@ func BenchmarkPathJSON(b *testing.B) {
 }
 
 // BenchmarkFirstContextJSON and BenchmarkFirstTranscript are a first
-// read of each file, as issue 7 measures it through the mount: parse the
+// read of each file, as the mount serves it: parse the
 // session, build its tree, render. The context at the leaf starts at the
 // last compaction (about 9 MB) while the transcript shows the whole path
 // (about 85 MB), so rendering alone is not comparable; the first read is.
@@ -290,7 +278,8 @@ func BenchmarkTranscript(b *testing.B) {
 	}
 }
 
-// BenchmarkTranscriptReference is the renderer nodes used before.
+// BenchmarkTranscriptReference is the reference renderer, which reads
+// each field with jsjson.Get.
 func BenchmarkTranscriptReference(b *testing.B) {
 	t := big(b)
 	b.ReportAllocs()

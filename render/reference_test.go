@@ -1,7 +1,7 @@
 package render
 
-// The transcript renderer as nodes/render.go had it before this package:
-// the reference that Transcript must match byte for byte.
+// A plain transcript renderer, reading each field with jsjson.Get: the
+// reference that Transcript must match byte for byte.
 
 import (
 	"fmt"

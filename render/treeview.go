@@ -6,6 +6,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -125,7 +126,7 @@ func oneLine(b []byte) {
 func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []byte {
 	e := n.Entry
 	switch e.Type {
-	case "message":
+	case schema.TypeMessage:
 		m := e.Msg
 		switch jsjson.KindOf(jsjson.Get(m, "role")) {
 		case jsjson.String:
@@ -133,10 +134,10 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 			return append(appendJSString(append(dst, '['), jsjson.Get(m, "role")), ']')
 		}
 		switch e.Role {
-		case "user":
+		case schema.RoleUser:
 			dst = append(dst, "user: "...)
 			return normalizeFrom(appendContentStart(dst, e.MsgContent, textUnits), len(dst))
-		case "assistant":
+		case schema.RoleAssistant:
 			dst = append(dst, "assistant: "...)
 			k := len(dst)
 			if dst = normalizeFrom(appendContentStart(dst, e.MsgContent, textUnits), k); len(dst) > k {
@@ -149,7 +150,7 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 				return cutFrom(normalizeFrom(appendJSString(dst, em), k), k, 80)
 			}
 			return append(dst, "(no content)"...)
-		case "toolResult":
+		case schema.RoleToolResult:
 			if id := jsjson.Get(m, "toolCallId"); jsjson.Truthy(id) {
 				if call := s.ToolCall(id); call != nil {
 					return appendToolCall(dst, jsjson.Get(call, "name"), jsjson.Get(call, "arguments"), home)
@@ -160,7 +161,7 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 				name = []byte(`"tool"`)
 			}
 			return append(appendJSString(append(dst, '['), name), ']')
-		case "bashExecution":
+		case schema.RoleBashExecution:
 			cmd := jsjson.Get(m, "command")
 			if k := jsjson.KindOf(cmd); k == jsjson.Null || k == jsjson.Invalid {
 				cmd = []byte(`""`)
@@ -169,34 +170,34 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 			return normalizeFrom(appendJSString(dst, cmd), len(dst))
 		}
 		return append(append(append(dst, '['), e.Role...), ']')
-	case "custom_message":
+	case schema.TypeCustomMessage:
 		dst = append(appendJSString(append(dst, '['), e.Get("customType")), "]: "...)
 		return normalizeFrom(appendCustomContent(dst, e.Get("content")), len(dst))
-	case "compaction":
+	case schema.TypeCompaction:
 		k := jsRound(jsjson.ToNumber(e.Get("tokensBefore")) / 1000)
 		return append(appendJSNumber(append(dst, "[compaction: "...), k), "k tokens]"...)
-	case "branch_summary":
+	case schema.TypeBranchSummary:
 		dst = append(dst, "[branch summary]: "...)
 		return normalizeFrom(appendJSString(dst, e.Get("summary")), len(dst))
-	case "model_change":
+	case schema.TypeModelChange:
 		return append(appendJSString(append(dst, "[model: "...), e.Get("modelId")), ']')
-	case "thinking_level_change":
+	case schema.TypeThinkingLevelChange:
 		return append(appendJSString(append(dst, "[thinking: "...), e.Get("thinkingLevel")), ']')
-	case "custom":
+	case schema.TypeCustom:
 		return append(appendJSString(append(dst, "[custom: "...), e.Get("customType")), ']')
-	case "context_edit":
+	case schema.TypeContextEdit:
 		what := "[context replace: "
 		if jsjson.KindOf(e.Get("replacement")) == jsjson.Null {
 			what = "[context omit: "
 		}
 		return append(appendJSString(append(dst, what...), e.Get("targetId")), ']')
-	case "label":
+	case schema.TypeLabel:
 		lab := e.Get("label")
 		if k := jsjson.KindOf(lab); k == jsjson.Null || k == jsjson.Invalid {
 			lab = []byte(`"(cleared)"`)
 		}
 		return append(appendJSString(append(dst, "[label: "...), lab), ']')
-	case "session_info":
+	case schema.TypeSessionInfo:
 		if name := e.Get("name"); jsjson.Truthy(name) {
 			return append(appendJSString(append(dst, "[title: "...), name), ']')
 		}

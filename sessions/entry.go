@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Entry is one parsed line of a session file. Only the fields every reader
@@ -63,16 +64,34 @@ func (e *Entry) Message() []byte { return e.Msg }
 // Kind names the entry for file names: the role for messages, the type
 // otherwise ("entry" when it has neither).
 func (e *Entry) Kind() string {
-	if e.Type == "message" && e.Role != "" {
+	if e.Type == schema.TypeMessage && e.Role != "" {
 		return e.Role
 	}
 	if e.Type != "" {
 		return e.Type
 	}
-	if e.Type == "message" {
-		return "message"
-	}
 	return "entry"
+}
+
+// Usage returns the raw usage value the entry adds to pi's /session totals
+// (AgentSession.getSessionStats), and whether it adds one: a usage entry's
+// usage (nil when it has none), a compaction's or branch summary's when it
+// is truthy, an assistant's or tool result's message usage (nil when it has
+// none).
+func (e *Entry) Usage() (u []byte, ok bool) {
+	switch e.Type {
+	case schema.TypeUsage:
+		return e.Get("usage"), true
+	case schema.TypeCompaction, schema.TypeBranchSummary:
+		if u = e.Get("usage"); jsjson.Truthy(u) {
+			return u, true
+		}
+	case schema.TypeMessage:
+		if e.Role == schema.RoleAssistant || e.Role == schema.RoleToolResult {
+			return e.MsgUsage, true
+		}
+	}
+	return nil, false
 }
 
 // Header is a session file's first line.
@@ -102,7 +121,7 @@ func parseLine(line []byte, seq int, off int64) (*Entry, bool) {
 		}
 		e.ID, e.ParentID = ids.strings()
 		e.Time = jsjson.DateValue(e.Timestamp)
-		if e.Type != "message" {
+		if e.Type != schema.TypeMessage {
 			e.Msg, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = nil, nil, nil, nil, nil, nil, nil
 			e.Role = ""
 		}
@@ -150,7 +169,7 @@ func plainString(v []byte) ([]byte, bool) {
 // member records the top-level fields every reader needs. Duplicate keys
 // overwrite, as JSON.parse does.
 func (e *Entry) member(ids *idPair, key, b []byte, i int) (int, error) {
-	name := keyName(key)
+	name := jsjson.KeyName(key)
 	if string(name) == "message" {
 		e.Role, e.MsgContent, e.MsgProvider, e.MsgModel, e.MsgTimestamp, e.MsgUsage, e.MsgResponseModel = "", nil, nil, nil, nil, nil, nil
 		var end int
@@ -190,7 +209,7 @@ func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
 		return 0, err
 	}
 	v := b[i:end]
-	switch string(keyName(key)) {
+	switch string(jsjson.KeyName(key)) {
 	case "role":
 		e.Role, _ = unquoteString(v)
 	case "content":
@@ -209,56 +228,14 @@ func (e *Entry) messageMember(key, b []byte, i int) (int, error) {
 	return end, nil
 }
 
-// keyName returns a raw key's name: the bytes between its quotes, decoded
-// only when it holds an escape (as jsjson.KeyIs compares).
-func keyName(key []byte) []byte {
-	name := key[1 : len(key)-1]
-	if bytes.IndexByte(name, '\\') < 0 {
-		return name
-	}
-	s, _ := jsjson.Unquote(key)
-	return []byte(s)
-}
-
 // unquoteString decodes a JSON string value; the names pi gives entry types
 // and message roles come without an allocation.
 func unquoteString(v []byte) (string, bool) {
 	if jsjson.KindOf(v) != jsjson.String {
 		return "", false
 	}
-	switch string(v[1 : len(v)-1]) {
-	case "message":
-		return "message", true
-	case "user":
-		return "user", true
-	case "assistant":
-		return "assistant", true
-	case "toolResult":
-		return "toolResult", true
-	case "custom":
-		return "custom", true
-	case "custom_message":
-		return "custom_message", true
-	case "label":
-		return "label", true
-	case "session":
-		return "session", true
-	case "session_info":
-		return "session_info", true
-	case "compaction":
-		return "compaction", true
-	case "branch_summary":
-		return "branch_summary", true
-	case "model_change":
-		return "model_change", true
-	case "thinking_level_change":
-		return "thinking_level_change", true
-	case "bashExecution":
-		return "bashExecution", true
-	case "branchSummary":
-		return "branchSummary", true
-	case "compactionSummary":
-		return "compactionSummary", true
+	if s, ok := schema.Intern(v[1 : len(v)-1]); ok {
+		return s, true
 	}
 	s, err := jsjson.Unquote(v)
 	return s, err == nil
@@ -272,7 +249,7 @@ func parseHeader(v []byte) (*Header, bool) {
 	}
 	typ, _ := jsjson.Str(v, "type")
 	id, ok := jsjson.Str(v, "id")
-	if typ != "session" || !ok {
+	if typ != schema.TypeSession || !ok {
 		return nil, false
 	}
 	h := &Header{Raw: v, ID: id}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // CurrentVersion is the session format version pi 1.6 writes.
@@ -412,7 +413,7 @@ func (l *Log) take(e *Entry, last bool) error {
 		}
 		return nil
 	}
-	if e.Type == "session" {
+	if e.Type == schema.TypeSession {
 		// pi keeps later header lines in the file but never as entries.
 		return nil
 	}
@@ -461,7 +462,7 @@ func (l *Log) migrate(e *Entry) {
 		e.ID = id
 		l.lastID = id
 		l.rawByID[e.Seq] = e
-		if e.Type == "compaction" {
+		if e.Type == schema.TypeCompaction {
 			if idx := e.Get("firstKeptEntryIndex"); jsjson.KindOf(idx) == jsjson.Number {
 				n := jsjson.NumberValue(idx)
 				if t, ok := l.rawByID[int(n)]; ok && float64(int(n)) == n && t.ID != "" {
@@ -471,10 +472,10 @@ func (l *Log) migrate(e *Entry) {
 			}
 		}
 	}
-	if v < 3 && e.Type == "message" && e.Role == "hookMessage" {
-		e.Role = "custom"
+	if v < 3 && e.Type == schema.TypeMessage && e.Role == schema.RoleHookMessage {
+		e.Role = schema.RoleCustom
 		msg := e.Message()
-		set["message"] = rewriteObject(msg, map[string][]byte{"role": []byte(`"custom"`)}, nil)
+		set["message"] = rewriteObject(msg, map[string][]byte{"role": []byte(`"` + schema.RoleCustom + `"`)}, nil)
 	}
 	e.Raw = rewriteObject(e.Raw, set, del)
 	// Locate the fields again in the rewritten bytes.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Scan reads the session at path once, from start to end, and calls fn with
@@ -81,7 +83,7 @@ func ScanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *E
 						h, err := scanMigrated(path, fn)
 						return h, -1, err
 					}
-				case e.Type != "session": // later header lines are never entries
+				case e.Type != schema.TypeSession: // later header lines are never entries
 					fn(e, complete)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Tail is what the end of a session file tells without parsing the rest:
@@ -76,7 +77,7 @@ func readTail(f io.ReaderAt, size int64, version float64) (Tail, error) {
 		}
 		for i := len(lines) - 1; i >= from; i-- {
 			e, ok := parseLine(lines[i], 0, 0)
-			if !ok || (e.Object && e.Type == "session") {
+			if !ok || (e.Object && e.Type == schema.TypeSession) {
 				continue
 			}
 			if i == first {
@@ -87,7 +88,7 @@ func readTail(f io.ReaderAt, size int64, version float64) (Tail, error) {
 			if !leafDone {
 				leafDone, t.LeafKnown = true, true
 				t.Leaf = e.ID
-				if e.Type == "custom" {
+				if e.Type == schema.TypeCustom {
 					if ct, _ := e.Str("customType"); ct == leafRecordType {
 						t.Leaf = e.ParentID
 					}
@@ -134,10 +135,15 @@ type nameScan struct {
 	name     string
 }
 
+// A session_info entry is searched for by its type as written in the line,
+// cut before its '_': infoSuffix is what follows, sessionPrefix what comes
+// before.
+const infoAt = len("session")
+
 var (
-	sessionInfo   = []byte("session_info")
-	sessionPrefix = []byte("session")
-	infoSuffix    = []byte("_info")
+	sessionInfo   = []byte(schema.TypeSessionInfo)
+	sessionPrefix = sessionInfo[:infoAt]
+	infoSuffix    = sessionInfo[infoAt:]
 )
 
 // nameBufs are scanName's buffers: by-name/ reads every file of a project,
@@ -154,7 +160,7 @@ func scanName(path string, from nameScan) (nameScan, error) {
 	defer f.Close()
 	take := func(line []byte, name string) string {
 		e, ok := parseLine(line, 0, 0)
-		if !ok || !e.Object || e.Type != "session_info" {
+		if !ok || !e.Object || e.Type != schema.TypeSessionInfo {
 			return name
 		}
 		n, _ := e.Str("name")
@@ -178,7 +184,7 @@ func scanName(path string, from nameScan) (nameScan, error) {
 				break
 			}
 			i += pos
-			if i < len("session") || !bytes.Equal(data[i-len("session"):i], sessionPrefix) {
+			if i < infoAt || !bytes.Equal(data[i-infoAt:i], sessionPrefix) {
 				pos = i + 1
 				continue
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // ErrChanged is returned when a file changed between reading and a write
@@ -181,7 +182,7 @@ func FileName(ts, id string) string {
 // HeaderLine builds a version 3 header line as pi writes it.
 func HeaderLine(id, ts, cwd string, parentSession string) []byte {
 	var b jsjson.Builder
-	b.String("type", "session")
+	b.String("type", schema.TypeSession)
 	b.Number("version", CurrentVersion)
 	b.String("id", id)
 	b.String("timestamp", ts)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // pi's append schema: what one line of entries to append, a name to set or
@@ -32,40 +33,40 @@ func refuse(kind error, format string, args ...any) error {
 // EntryTypes and MessageRoles are the entry types and message roles append
 // takes, as pi writes them.
 var (
-	EntryTypes = []string{"label", "custom", "custom_message", "model_change", "thinking_level_change",
-		"compaction", "branch_summary", "context_edit", "session_info", "usage", "message"}
-	MessageRoles = []string{"user", "assistant", "toolResult", "custom", "bashExecution",
-		"branchSummary", "compactionSummary", "system"}
+	EntryTypes = []string{schema.TypeLabel, schema.TypeCustom, schema.TypeCustomMessage, schema.TypeModelChange, schema.TypeThinkingLevelChange,
+		schema.TypeCompaction, schema.TypeBranchSummary, schema.TypeContextEdit, schema.TypeSessionInfo, schema.TypeUsage, schema.TypeMessage}
+	MessageRoles = []string{schema.RoleUser, schema.RoleAssistant, schema.RoleToolResult, schema.RoleCustom, schema.RoleBashExecution,
+		schema.RoleBranchSummary, schema.RoleCompactionSummary, schema.RoleSystem}
 )
 
 // entryFields are the fields each type takes besides type and parentId.
 var entryFields = map[string][]string{
-	"label":                 {"targetId", "label"},
-	"custom":                {"customType", "data"},
-	"custom_message":        {"customType", "content", "display", "details"},
-	"model_change":          {"provider", "modelId"},
-	"thinking_level_change": {"thinkingLevel"},
-	"compaction":            {"summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook", "retainedTail"},
-	"branch_summary":        {"summary", "fromId", "details", "usage", "fromHook"},
-	"context_edit":          {"targetId", "replacement"},
-	"session_info":          {"name"},
-	"usage":                 {"kind", "provider", "model", "usage", "note"},
-	"message":               {"message"},
+	schema.TypeLabel:               {"targetId", "label"},
+	schema.TypeCustom:              {"customType", "data"},
+	schema.TypeCustomMessage:       {"customType", "content", "display", "details"},
+	schema.TypeModelChange:         {"provider", "modelId"},
+	schema.TypeThinkingLevelChange: {"thinkingLevel"},
+	schema.TypeCompaction:          {"summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook", "retainedTail"},
+	schema.TypeBranchSummary:       {"summary", "fromId", "details", "usage", "fromHook"},
+	schema.TypeContextEdit:         {"targetId", "replacement"},
+	schema.TypeSessionInfo:         {"name"},
+	schema.TypeUsage:               {"kind", "provider", "model", "usage", "note"},
+	schema.TypeMessage:             {"message"},
 }
 
 // entryExamples are a well-formed line of each type, for refusals.
 var entryExamples = map[string]string{
-	"label":                 `{"type":"label","targetId":"ID","label":"TEXT"} (label null clears it)`,
-	"custom":                `{"type":"custom","customType":"NAME","data":{}}`,
-	"custom_message":        `{"type":"custom_message","customType":"NAME","content":"TEXT","display":true}`,
-	"model_change":          `{"type":"model_change","provider":"PROVIDER","modelId":"MODEL"}`,
-	"thinking_level_change": `{"type":"thinking_level_change","thinkingLevel":"high"}`,
-	"compaction":            `{"type":"compaction","summary":"TEXT","tokensBefore":1234}`,
-	"branch_summary":        `{"type":"branch_summary","parentId":"ID","summary":"TEXT"}`,
-	"context_edit":          `{"type":"context_edit","targetId":"ID","replacement":{"content":"TEXT"}} (replacement null drops the entry from the context)`,
-	"session_info":          `{"type":"session_info","name":"NAME"}`,
-	"usage":                 `{"type":"usage","kind":"KIND","provider":"PROVIDER","model":"MODEL","usage":{"input":1,"output":1}}`,
-	"message":               `{"type":"message","message":{"role":"user","content":"TEXT"}}`,
+	schema.TypeLabel:               `{"type":"label","targetId":"ID","label":"TEXT"} (label null clears it)`,
+	schema.TypeCustom:              `{"type":"custom","customType":"NAME","data":{}}`,
+	schema.TypeCustomMessage:       `{"type":"custom_message","customType":"NAME","content":"TEXT","display":true}`,
+	schema.TypeModelChange:         `{"type":"model_change","provider":"PROVIDER","modelId":"MODEL"}`,
+	schema.TypeThinkingLevelChange: `{"type":"thinking_level_change","thinkingLevel":"high"}`,
+	schema.TypeCompaction:          `{"type":"compaction","summary":"TEXT","tokensBefore":1234}`,
+	schema.TypeBranchSummary:       `{"type":"branch_summary","parentId":"ID","summary":"TEXT"}`,
+	schema.TypeContextEdit:         `{"type":"context_edit","targetId":"ID","replacement":{"content":"TEXT"}} (replacement null drops the entry from the context)`,
+	schema.TypeSessionInfo:         `{"type":"session_info","name":"NAME"}`,
+	schema.TypeUsage:               `{"type":"usage","kind":"KIND","provider":"PROVIDER","model":"MODEL","usage":{"input":1,"output":1}}`,
+	schema.TypeMessage:             `{"type":"message","message":{"role":"user","content":"TEXT"}}`,
 }
 
 const malformedAppend = `malformed JSON: a line starting with "{" must be one JSON object on one line; to send such text, write {"role":"user","content":"TEXT"}`
@@ -222,7 +223,7 @@ func prepareEntry(o *object, nowMs float64) (*PreparedLine, error) {
 				return err
 			}
 		}
-		if typ != "branch_summary" {
+		if typ != schema.TypeBranchSummary {
 			b.SetLeaf(parent)
 		}
 		return add(b)
@@ -233,7 +234,7 @@ func prepareEntry(o *object, nowMs float64) (*PreparedLine, error) {
 // returns what adds it to a batch.
 func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64) (func(b *Builder) error, error) {
 	switch typ {
-	case "message":
+	case schema.TypeMessage:
 		m := o.get("message")
 		if jsjson.KindOf(m) != jsjson.Object {
 			return nil, o.bad("message", "a JSON object with a role")
@@ -243,7 +244,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			return nil, err
 		}
 		return messageLine(msg).add, nil
-	case "label":
+	case schema.TypeLabel:
 		target, err := o.entryID("targetId", false)
 		if err != nil {
 			return nil, err
@@ -259,7 +260,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			_, err := b.Label(target, label)
 			return err
 		}, nil
-	case "custom":
+	case schema.TypeCustom:
 		ct, err := o.str("customType")
 		if err != nil {
 			return nil, err
@@ -269,7 +270,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			b.Custom(ct, data)
 			return nil
 		}, nil
-	case "custom_message":
+	case schema.TypeCustomMessage:
 		ct, err := o.str("customType")
 		if err != nil {
 			return nil, err
@@ -290,7 +291,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			b.CustomMessage(ct, content, display, details)
 			return nil
 		}, nil
-	case "model_change":
+	case schema.TypeModelChange:
 		provider, err := o.str("provider")
 		if err != nil {
 			return nil, err
@@ -303,7 +304,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			b.ModelChange(provider, model)
 			return nil
 		}, nil
-	case "thinking_level_change":
+	case schema.TypeThinkingLevelChange:
 		level, err := o.str("thinkingLevel")
 		if err != nil {
 			return nil, err
@@ -312,7 +313,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			b.ThinkingLevel(level)
 			return nil
 		}, nil
-	case "compaction":
+	case schema.TypeCompaction:
 		summary, err := o.str("summary")
 		if err != nil {
 			return nil, err
@@ -350,7 +351,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			_, err := b.Compaction(quoted, firstKept, tokens, details, usage, fromHook, tail...)
 			return err
 		}, nil
-	case "branch_summary":
+	case schema.TypeBranchSummary:
 		summary, err := o.str("summary")
 		if err != nil {
 			return nil, err
@@ -379,14 +380,14 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 				members = append([]Member{{Key: "details", Val: b.branchDetails(fromID, from)}}, extra[1:]...)
 			}
 			if fromID != nil {
-				b.Entry("branch_summary", from, append([]Member{{Key: "fromId", Val: fromID},
+				b.Entry(schema.TypeBranchSummary, from, append([]Member{{Key: "fromId", Val: fromID},
 					{Key: "summary", Val: quoted}}, members...)...)
 				return nil
 			}
 			_, err := b.BranchSummary(from, quoted, members...)
 			return err
 		}, nil
-	case "context_edit":
+	case schema.TypeContextEdit:
 		target, err := o.entryID("targetId", false)
 		if err != nil {
 			return nil, err
@@ -408,7 +409,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			}
 			return nil
 		}, nil
-	case "session_info":
+	case schema.TypeSessionInfo:
 		name, err := o.optString("name")
 		if err != nil {
 			return nil, err
@@ -418,7 +419,7 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 			b.name(quoted)
 			return nil
 		}, nil
-	case "usage":
+	case schema.TypeUsage:
 		var f [3]string
 		for i, k := range []string{"kind", "provider", "model"} {
 			s, err := o.str(k)

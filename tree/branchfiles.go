@@ -6,6 +6,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // What pi records in a branch summary's details when it summarizes the
@@ -94,7 +95,7 @@ func (s *fileSet) has(v []byte) bool { return s.seen[string(v)] }
 func branchFiles(entries []*sessions.Entry) (read, modified [][]byte) {
 	var reads, edits, writes fileSet
 	for _, e := range entries {
-		if e.Type != "branch_summary" || jsjson.Truthy(e.Get("fromHook")) {
+		if e.Type != schema.TypeBranchSummary || jsjson.Truthy(e.Get("fromHook")) {
 			continue
 		}
 		d := e.Get("details")
@@ -108,7 +109,7 @@ func branchFiles(entries []*sessions.Entry) (read, modified [][]byte) {
 	// message holds.
 	replaced := map[string][]byte{}
 	for _, e := range entries {
-		if e.Type == "context_edit" {
+		if e.Type == schema.TypeContextEdit {
 			if target, ok := e.Str("targetId"); ok {
 				replaced[target] = e.Get("replacement")
 			}
@@ -116,7 +117,7 @@ func branchFiles(entries []*sessions.Entry) (read, modified [][]byte) {
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.Type != "message" || e.Role != "assistant" {
+		if e.Type != schema.TypeMessage || e.Role != schema.RoleAssistant {
 			continue // only assistant messages call tools
 		}
 		m := e.Msg

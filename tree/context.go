@@ -3,6 +3,7 @@ package tree
 import (
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Context is the model context at a leaf, as pi's buildSessionContext
@@ -112,7 +113,7 @@ func (t *Tree) extendContext(leaf *sessions.Entry) *Context {
 		if len(added) == maxExtend || e == nil {
 			return nil
 		}
-		if e.Type == "compaction" || e.Type == "context_edit" {
+		if e.Type == schema.TypeCompaction || e.Type == schema.TypeContextEdit {
 			return nil
 		}
 		added = append(added, e)
@@ -130,11 +131,11 @@ func (t *Tree) extendContext(leaf *sessions.Entry) *Context {
 	for i := len(added) - 1; i >= 0; i-- {
 		e := added[i]
 		switch {
-		case e.Type == "thinking_level_change":
+		case e.Type == schema.TypeThinkingLevelChange:
 			c.ThinkingLevel = e.Get("thinkingLevel")
-		case e.Type == "model_change":
+		case e.Type == schema.TypeModelChange:
 			c.Model = modelOf(e.Get("provider"), e.Get("modelId"))
-		case e.Type == "message" && e.Role == "assistant":
+		case e.Type == schema.TypeMessage && e.Role == schema.RoleAssistant:
 			c.Model = modelOf(e.MsgProvider, e.MsgModel)
 		}
 		c.Messages = append(c.Messages, entryMessages(e)...)
@@ -144,7 +145,7 @@ func (t *Tree) extendContext(leaf *sessions.Entry) *Context {
 
 func hasEdits(path []*sessions.Entry) bool {
 	for _, e := range path {
-		if e.Type == "context_edit" {
+		if e.Type == schema.TypeContextEdit {
 			return true
 		}
 	}
@@ -163,25 +164,25 @@ func (t *Tree) contextOf(path []*sessions.Entry) *Context {
 	// Settings come from the last entries that set them.
 	for i, level, model := len(path)-1, false, false; i >= 0 && !(level && model); i-- {
 		switch e := path[i]; {
-		case e.Type == "thinking_level_change" && !level:
+		case e.Type == schema.TypeThinkingLevelChange && !level:
 			c.ThinkingLevel, level = e.Get("thinkingLevel"), true
-		case e.Type == "model_change" && !model:
+		case e.Type == schema.TypeModelChange && !model:
 			c.Model, model = modelOf(e.Get("provider"), e.Get("modelId")), true
-		case e.Type == "message" && e.Role == "assistant" && !model:
+		case e.Type == schema.TypeMessage && e.Role == schema.RoleAssistant && !model:
 			c.Model, model = modelOf(e.MsgProvider, e.MsgModel), true
 		}
 	}
 	entries, tail := contextEntries(path)
 	edits := map[string][]byte{}
 	for _, e := range entries {
-		if e.Type == "context_edit" {
+		if e.Type == schema.TypeContextEdit {
 			if target, ok := e.Str("targetId"); ok {
 				edits[target] = e.Get("replacement")
 			}
 		}
 	}
 	for i, e := range entries {
-		if e.Type == "compaction" && i > 0 {
+		if e.Type == schema.TypeCompaction && i > 0 {
 			continue // only the newest compaction, at index 0, contributes
 		}
 		msgs := entryMessages(e)
@@ -204,7 +205,7 @@ func (t *Tree) contextOf(path []*sessions.Entry) *Context {
 func contextEntries(path []*sessions.Entry) (entries []*sessions.Entry, tail [][]byte) {
 	idx := -1
 	for i, e := range path {
-		if e.Type == "compaction" {
+		if e.Type == schema.TypeCompaction {
 			idx = i
 		}
 	}
@@ -227,7 +228,7 @@ func contextEntries(path []*sessions.Entry) (entries []*sessions.Entry, tail [][
 		if hasFirstKept && e.ID == firstKept {
 			found = true
 		}
-		if found && !(e.Type == "message" && e.Role == "system") {
+		if found && !(e.Type == schema.TypeMessage && e.Role == schema.RoleSystem) {
 			out = append(out, e)
 		}
 	}
@@ -237,46 +238,46 @@ func contextEntries(path []*sessions.Entry) (entries []*sessions.Entry, tail [][
 // entryMessages is pi's sessionEntryToContextMessages.
 func entryMessages(e *sessions.Entry) [][]byte {
 	switch e.Type {
-	case "message":
+	case schema.TypeMessage:
 		m := e.Message()
 		if m == nil {
 			return nil // pi throws here; pifs shows the rest
 		}
 		nullContent := e.MsgContent == nil || jsjson.KindOf(e.MsgContent) == jsjson.Null
 		switch {
-		case e.Role == "system" && nullContent:
+		case e.Role == schema.RoleSystem && nullContent:
 			return [][]byte{setMember(m, "content", []byte(`""`))}
-		case (e.Role == "user" || e.Role == "assistant" || e.Role == "toolResult") && nullContent:
+		case (e.Role == schema.RoleUser || e.Role == schema.RoleAssistant || e.Role == schema.RoleToolResult) && nullContent:
 			return [][]byte{setMember(m, "content", []byte(`[]`))}
 		}
 		return [][]byte{m}
-	case "custom_message":
+	case schema.TypeCustomMessage:
 		content := e.Get("content")
 		if content == nil || jsjson.KindOf(content) == jsjson.Null {
 			content = []byte("[]")
 		}
 		var b jsjson.Builder
-		b.String("role", "custom")
+		b.String("role", schema.RoleCustom)
 		b.Raw("customType", e.Get("customType"))
 		b.Raw("content", content)
 		b.Raw("display", e.Get("display"))
 		b.Raw("details", e.Get("details"))
 		b.Number("timestamp", e.Time)
 		return [][]byte{b.Bytes()}
-	case "branch_summary":
+	case schema.TypeBranchSummary:
 		summary := e.Get("summary")
 		if !jsjson.Truthy(summary) {
 			return nil
 		}
 		var b jsjson.Builder
-		b.String("role", "branchSummary")
+		b.String("role", schema.RoleBranchSummary)
 		b.Raw("summary", summary)
 		b.Raw("fromId", e.Get("fromId"))
 		b.Number("timestamp", e.Time)
 		return [][]byte{b.Bytes()}
-	case "compaction":
+	case schema.TypeCompaction:
 		var b jsjson.Builder
-		b.String("role", "compactionSummary")
+		b.String("role", schema.RoleCompactionSummary)
 		b.Raw("summary", e.Get("summary"))
 		b.Raw("tokensBefore", e.Get("tokensBefore"))
 		b.Number("timestamp", e.Time)
@@ -304,15 +305,15 @@ func applyEdit(msgs [][]byte, rep []byte) [][]byte {
 	for _, m := range msgs {
 		role, _ := jsjson.Str(m, "role")
 		switch role {
-		case "user", "assistant", "toolResult", "custom":
+		case schema.RoleUser, schema.RoleAssistant, schema.RoleToolResult, schema.RoleCustom:
 		default:
 			out = append(out, m)
 			continue
 		}
 		c := content
-		if (role == "assistant" || role == "toolResult") && jsjson.KindOf(content) == jsjson.String {
+		if (role == schema.RoleAssistant || role == schema.RoleToolResult) && jsjson.KindOf(content) == jsjson.String {
 			var b jsjson.Builder
-			b.String("type", "text")
+			b.String("type", schema.BlockText)
 			b.Raw("text", content)
 			c = append(append([]byte{'['}, b.Bytes()...), ']')
 		}

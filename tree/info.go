@@ -7,6 +7,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Summary holds the fields of pi's session list (buildSessionInfo).
@@ -33,18 +34,18 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 	}
 	last := math.NaN()
 	for _, e := range t.entries {
-		if e.Type == "session_info" {
+		if e.Type == schema.TypeSessionInfo {
 			name, _ := e.Str("name")
 			s.Name = jsjson.Trim(name)
 		}
-		if e.Type != "message" {
+		if e.Type != schema.TypeMessage {
 			continue
 		}
 		s.MessageCount++
 		if e.Role == "" || e.MsgContent == nil {
 			continue
 		}
-		if e.Role != "user" && e.Role != "assistant" {
+		if e.Role != schema.RoleUser && e.Role != schema.RoleAssistant {
 			continue
 		}
 		at := e.Time
@@ -58,7 +59,7 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 				last = math.Max(last, at)
 			}
 		}
-		if s.FirstMessage == "" && e.Role == "user" {
+		if s.FirstMessage == "" && e.Role == schema.RoleUser {
 			s.FirstMessage = TextContent(e.MsgContent)
 		}
 	}
@@ -86,7 +87,7 @@ func TextContent(content []byte) string {
 	case jsjson.Array:
 		var parts []string
 		jsjson.Elements(content, func(b []byte) bool {
-			if typ, _ := jsjson.Str(b, "type"); typ == "text" {
+			if typ, _ := jsjson.Str(b, "type"); typ == schema.BlockText {
 				text := jsjson.Get(b, "text")
 				switch jsjson.KindOf(text) {
 				case jsjson.String:
@@ -133,22 +134,12 @@ func (t *Tree) Usage() Usage {
 // and branch summaries that have a truthy one. ok is false for an entry
 // that adds none.
 func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
-	switch e.Type {
-	case "usage":
-		u, _ = DecodeUsage(e.Get("usage"))
-		return u, true
-	case "branch_summary", "compaction":
-		if v := e.Get("usage"); jsjson.Truthy(v) {
-			u, _ = DecodeUsage(v)
-			return u, true
-		}
-	case "message":
-		if e.Role == "assistant" || e.Role == "toolResult" {
-			u, _ = DecodeUsage(e.MsgUsage)
-			return u, true
-		}
+	v, ok := e.Usage()
+	if !ok {
+		return u, false
 	}
-	return u, false
+	u, _ = DecodeUsage(v)
+	return u, true
 }
 
 // DecodeUsage reads a usage object in one pass: the last member of each
@@ -157,27 +148,25 @@ func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
 // cost.total is a number.
 func DecodeUsage(v []byte) (u Usage, hasCost bool) {
 	var in, out, cr, cw, cost, total []byte
-	jsjson.Members(v, func(k, v []byte) bool {
-		switch {
-		case jsjson.KeyIs(k, "input"):
+	for it := jsjson.IterMembers(v); it.Next(); {
+		switch v := it.Value(); string(it.Name()) {
+		case "input":
 			in = v
-		case jsjson.KeyIs(k, "output"):
+		case "output":
 			out = v
-		case jsjson.KeyIs(k, "cacheRead"):
+		case "cacheRead":
 			cr = v
-		case jsjson.KeyIs(k, "cacheWrite"):
+		case "cacheWrite":
 			cw = v
-		case jsjson.KeyIs(k, "cost"):
+		case "cost":
 			cost = v
 		}
-		return true
-	})
-	jsjson.Members(cost, func(k, v []byte) bool {
-		if jsjson.KeyIs(k, "total") {
-			total = v
+	}
+	for it := jsjson.IterMembers(cost); it.Next(); {
+		if string(it.Name()) == "total" {
+			total = it.Value()
 		}
-		return true
-	})
+	}
 	u = Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
 	return u.Finish(), jsjson.KindOf(total) == jsjson.Number
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Errors of the write operations; callers map them to errno.
@@ -26,8 +27,8 @@ type Member struct {
 // prefixKeys are the fields pi puts before id for some types (its object
 // literals list them first).
 var prefixKeys = map[string][]string{
-	"custom":         {"customType", "data"},
-	"custom_message": {"customType", "content", "display", "details"},
+	schema.TypeCustom:        {"customType", "data"},
+	schema.TypeCustomMessage: {"customType", "content", "display", "details"},
 }
 
 // Builder makes entries for one batch of appends against a tree: ids are
@@ -128,7 +129,7 @@ func (b *Builder) Message(msg []byte) (string, error) {
 
 // message appends the message msg, as JSON.stringify writes it.
 func (b *Builder) message(msg []byte) string {
-	return b.Entry("message", b.leaf, Member{"message", msg})
+	return b.Entry(schema.TypeMessage, b.leaf, Member{"message", msg})
 }
 
 // UserText appends a user message with the given text, as pi records a
@@ -141,9 +142,9 @@ func (b *Builder) UserText(text string, nowMs float64) string {
 // prompt.
 func userMessage(text string, nowMs float64) []byte {
 	var m jsjson.Builder
-	m.String("role", "user")
+	m.String("role", schema.RoleUser)
 	var block jsjson.Builder
-	block.String("type", "text")
+	block.String("type", schema.BlockText)
 	block.String("text", text)
 	m.Raw("content", append(append([]byte{'['}, block.Bytes()...), ']'))
 	m.Number("timestamp", nowMs)
@@ -160,7 +161,7 @@ func (b *Builder) Name(name string) string { return b.name(jsjson.Quote(nil, Ses
 
 // name appends a session_info entry with the sanitized name, encoded.
 func (b *Builder) name(quoted []byte) string {
-	return b.Entry("session_info", b.leaf, Member{"name", quoted})
+	return b.Entry(schema.TypeSessionInfo, b.leaf, Member{"name", quoted})
 }
 
 // Label sets (or with "" clears) the label of an entry (pi's
@@ -173,7 +174,7 @@ func (b *Builder) Label(target, label string) (string, error) {
 	if label != "" {
 		lab = jsjson.Quote(nil, label)
 	}
-	return b.Entry("label", b.leaf, Member{"targetId", jsjson.Quote(nil, target)}, Member{"label", lab}), nil
+	return b.Entry(schema.TypeLabel, b.leaf, Member{"targetId", jsjson.Quote(nil, target)}, Member{"label", lab}), nil
 }
 
 // MoveLeaf records a leaf move to target ("" for before the first entry):
@@ -189,7 +190,7 @@ func (b *Builder) MoveLeaf(target string) (string, error) {
 		d.String("leaf", target)
 		data = d.Bytes()
 	}
-	return b.Entry("custom", target,
+	return b.Entry(schema.TypeCustom, target,
 		Member{"customType", jsjson.Quote(nil, LeafRecordType)},
 		Member{"data", data}), nil
 }
@@ -209,7 +210,7 @@ func (b *Builder) BranchSummary(from string, summary []byte, extra ...Member) (s
 	}
 	members := []Member{{"fromId", jsjson.Quote(nil, fromID)}, {"summary", summary}}
 	members = append(members, extra...)
-	return b.Entry("branch_summary", from, members...), nil
+	return b.Entry(schema.TypeBranchSummary, from, members...), nil
 }
 
 // LabelTarget is the entry that has a label text: of several, the one
@@ -305,7 +306,7 @@ func (t *Tree) BranchedLines(leaf, id, ts, cwd, source string) ([][]byte, error)
 	parent := ""
 	inPath := map[string]bool{}
 	for _, e := range path {
-		if e.Type == "label" {
+		if e.Type == schema.TypeLabel {
 			pending = append(pending, e.ID)
 			continue
 		}
@@ -325,7 +326,7 @@ func (t *Tree) BranchedLines(leaf, id, ts, cwd, source string) ([][]byte, error)
 					v = jsjson.Quote(nil, parent)
 				}
 			case "firstKeptEntryId":
-				if e.Type == "compaction" {
+				if e.Type == schema.TypeCompaction {
 					if fk, ok := e.Str("firstKeptEntryId"); ok && fk != e.ID {
 						if r, ok := replacement[fk]; ok {
 							v = jsjson.Quote(nil, r)
@@ -358,7 +359,7 @@ func (t *Tree) BranchedLines(leaf, id, ts, cwd, source string) ([][]byte, error)
 		lid := sessions.NewEntryID(func(s string) bool { return used[s] })
 		used[lid] = true
 		var o jsjson.Builder
-		o.String("type", "label")
+		o.String("type", schema.TypeLabel)
 		o.String("id", lid)
 		if parent == "" {
 			o.Raw("parentId", []byte("null"))
@@ -379,12 +380,12 @@ func str(s string) []byte { return jsjson.Quote(nil, s) }
 // ThinkingLevel appends a thinking_level_change (pi's
 // appendThinkingLevelChange).
 func (b *Builder) ThinkingLevel(level string) string {
-	return b.Entry("thinking_level_change", b.leaf, Member{"thinkingLevel", str(level)})
+	return b.Entry(schema.TypeThinkingLevelChange, b.leaf, Member{"thinkingLevel", str(level)})
 }
 
 // ModelChange appends a model_change (pi's appendModelChange).
 func (b *Builder) ModelChange(provider, modelID string) string {
-	return b.Entry("model_change", b.leaf, Member{"provider", str(provider)}, Member{"modelId", str(modelID)})
+	return b.Entry(schema.TypeModelChange, b.leaf, Member{"provider", str(provider)}, Member{"modelId", str(modelID)})
 }
 
 // Usage appends a usage entry (pi's appendUsage); note is left out when
@@ -394,20 +395,20 @@ func (b *Builder) Usage(kind, provider, model string, usage []byte, note string)
 	if note != "" {
 		n = str(note)
 	}
-	return b.Entry("usage", b.leaf, Member{"kind", str(kind)}, Member{"provider", str(provider)},
+	return b.Entry(schema.TypeUsage, b.leaf, Member{"kind", str(kind)}, Member{"provider", str(provider)},
 		Member{"model", str(model)}, Member{"usage", usage}, Member{"note", n})
 }
 
 // Custom appends a custom entry, which adds nothing to the context (pi's
 // appendCustomEntry).
 func (b *Builder) Custom(customType string, data []byte) string {
-	return b.Entry("custom", b.leaf, Member{"customType", str(customType)}, Member{"data", data})
+	return b.Entry(schema.TypeCustom, b.leaf, Member{"customType", str(customType)}, Member{"data", data})
 }
 
 // CustomMessage appends a custom_message, which the context shows as a
 // custom-role message (pi's appendCustomMessageEntry).
 func (b *Builder) CustomMessage(customType string, content, display, details []byte) string {
-	return b.Entry("custom_message", b.leaf, Member{"customType", str(customType)},
+	return b.Entry(schema.TypeCustomMessage, b.leaf, Member{"customType", str(customType)},
 		Member{"content", content}, Member{"display", display}, Member{"details", details})
 }
 
@@ -433,7 +434,7 @@ func (b *Builder) Compaction(summary []byte, firstKept string, tokensBefore, det
 		members = append(members, Member{"systemMessage", setMember(sys, "timestamp",
 			jsjson.FormatNumber(nil, jsjson.DateValue(str(ts))))})
 	}
-	return b.entry(id, "compaction", b.leaf, append(members, extra...)...), nil
+	return b.entry(id, schema.TypeCompaction, b.leaf, append(members, extra...)...), nil
 }
 
 // context is the context at the builder's leaf.
@@ -472,7 +473,7 @@ func currentSystemMessage(msgs [][]byte) []byte {
 	var timestamp []byte
 	seen := false
 	for _, m := range msgs {
-		if role, _ := jsjson.Str(m, "role"); role != "system" {
+		if role, _ := jsjson.Str(m, "role"); role != schema.RoleSystem {
 			continue
 		}
 		seen = true
@@ -520,7 +521,7 @@ func currentSystemMessage(msgs [][]byte) []byte {
 		return nil
 	}
 	var o jsjson.Builder
-	o.String("role", "system")
+	o.String("role", schema.RoleSystem)
 	o.String("content", strings.Join(texts, "\n\n"))
 	if len(sectionKeys) > 0 {
 		var so jsjson.Builder
@@ -563,7 +564,7 @@ func contentText(content []byte, sep string) string {
 	}
 	var parts []string
 	jsjson.Elements(content, func(b []byte) bool {
-		if typ, _ := jsjson.Str(b, "type"); typ == "text" {
+		if typ, _ := jsjson.Str(b, "type"); typ == schema.BlockText {
 			t, _ := jsjson.Str(b, "text")
 			parts = append(parts, t)
 		}
@@ -604,7 +605,7 @@ func prepareReplacement(v []byte) (*replacement, error) {
 	r := &replacement{rep, rep}
 	if c := jsjson.Get(rep, "content"); jsjson.KindOf(c) == jsjson.String {
 		var blk jsjson.Builder
-		blk.String("type", "text")
+		blk.String("type", schema.BlockText)
 		blk.Raw("text", c)
 		var o jsjson.Builder
 		o.Raw("content", append(append([]byte{'['}, blk.Bytes()...), ']'))
@@ -631,15 +632,15 @@ func (b *Builder) contextEdit(target string, r *replacement) (string, error) {
 	}
 	rep := r.asGiven
 	switch {
-	case n.Type == "custom_message":
-	case n.Type == "message" && (n.Role == "user" || n.Role == "assistant" || n.Role == "toolResult"):
-		if n.Role != "user" {
+	case n.Type == schema.TypeCustomMessage:
+	case n.Type == schema.TypeMessage && (n.Role == schema.RoleUser || n.Role == schema.RoleAssistant || n.Role == schema.RoleToolResult):
+		if n.Role != schema.RoleUser {
 			rep = r.blocks
 		}
 	default:
 		return "", fmt.Errorf("%w: entry %s does not contribute editable model content", ErrInvalid, target)
 	}
-	return b.Entry("context_edit", b.leaf, Member{"targetId", str(target)}, Member{"replacement", rep}), nil
+	return b.Entry(schema.TypeContextEdit, b.leaf, Member{"targetId", str(target)}, Member{"replacement", rep}), nil
 }
 
 // Rebase points the batch at t, the same session read again, so that a

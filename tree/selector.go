@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // What pi 1.6's /tree selector shows of a session: which entries each of
@@ -250,7 +251,7 @@ func (t *Tree) Selector(leaf string, f Filter) *Selector {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n := it.n
-		if n.Type == "message" && n.Role == "assistant" {
+		if n.Type == schema.TypeMessage && n.Role == schema.RoleAssistant {
 			s.assistants = append(s.assistants, n)
 		}
 		row := it.row
@@ -291,16 +292,16 @@ func (t *Tree) listed(n *Node, leaf string, f Filter) bool {
 	if n.Type == "usage" {
 		return false
 	}
-	if n.Type == "message" && n.Role == "assistant" && n.ID != leaf {
+	if n.Type == schema.TypeMessage && n.Role == schema.RoleAssistant && n.ID != leaf {
 		if !hasText(n.MsgContent) && !endedBadly(jsjson.Get(n.Msg, "stopReason")) {
 			return false
 		}
 	}
 	switch f {
 	case FilterUserOnly:
-		return n.Type == "message" && n.Role == "user"
+		return n.Type == schema.TypeMessage && n.Role == schema.RoleUser
 	case FilterNoTools:
-		return !isSetting(n.Type) && !(n.Type == "message" && n.Role == "toolResult")
+		return !isSetting(n.Type) && !(n.Type == schema.TypeMessage && n.Role == schema.RoleToolResult)
 	case FilterLabeledOnly:
 		_, ok := t.labels[n.ID]
 		return ok
@@ -313,7 +314,7 @@ func (t *Tree) listed(n *Node, leaf string, f Filter) bool {
 // isSetting: the entry types the default view hides as bookkeeping.
 func isSetting(typ string) bool {
 	switch typ {
-	case "label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info":
+	case schema.TypeLabel, schema.TypeContextEdit, schema.TypeCustom, schema.TypeModelChange, schema.TypeThinkingLevelChange, schema.TypeSessionInfo:
 		return true
 	}
 	return false

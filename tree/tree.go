@@ -15,6 +15,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // LeafRecordType is the customType of the custom entry pifs appends to record
@@ -34,7 +35,7 @@ type Node struct {
 func (n *Node) IsLeafRecord() bool { return isLeafRecord(n.Entry) }
 
 func isLeafRecord(e *sessions.Entry) bool {
-	if e.Type != "custom" {
+	if e.Type != schema.TypeCustom {
 		return false
 	}
 	ct, _ := e.Str("customType")
@@ -115,7 +116,7 @@ func (t *Tree) addAll(entries []*sessions.Entry, nodes []Node) {
 func (t *Tree) add(e *sessions.Entry, n *Node) {
 	t.entries = append(t.entries, e)
 	switch e.Type {
-	case "label":
+	case schema.TypeLabel:
 		if target, ok := e.Str("targetId"); ok {
 			if lab := e.Get("label"); jsjson.Truthy(lab) {
 				if _, ok := t.labels[target]; !ok {
@@ -132,7 +133,7 @@ func (t *Tree) add(e *sessions.Entry, n *Node) {
 				}
 			}
 		}
-	case "session_info":
+	case schema.TypeSessionInfo:
 		name, _ := e.Str("name")
 		t.name = jsjson.Trim(name)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // factRecords names a version's records among its file's facts
@@ -47,7 +48,7 @@ func ScanFile(f *sessions.File) (records []Record, name string, err error) {
 	s := scanned{name: from.complete, complete: from.complete}
 	c.records = append(c.records, from.records...)
 	_, end, err := sessions.ScanFrom(f.Path, from.upTo, mayCount, func(e *sessions.Entry, complete bool) {
-		if e.Type == "session_info" {
+		if e.Type == schema.TypeSessionInfo {
 			n, _ := e.Str("name")
 			s.name = jsjson.Trim(n)
 			if complete {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Unknown is the provider and the model of a record whose entry names none
@@ -103,35 +104,18 @@ func (c *Collector) Totals() Totals {
 // entry whose usage is not an object adds nothing (pi would throw or add NaN;
 // tree.Usage skips it too).
 func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
-	var u, provider, model []byte
-	var msgTime []byte
-	switch e.Type {
-	case "usage":
-		u, provider, model = e.Get("usage"), e.Get("provider"), e.Get("model")
-	case "compaction", "branch_summary":
-		u = e.Get("usage")
-		if !jsjson.Truthy(u) {
-			return Record{}, false
-		}
-		provider, model = e.Get("provider"), e.Get("model")
-	case "message":
-		switch e.Role {
-		case "assistant":
-			u, provider, model = e.MsgUsage, e.MsgProvider, e.MsgModel
-			if rm := e.MsgResponseModel; jsjson.KindOf(rm) == jsjson.String {
-				model = rm
-			}
-		case "toolResult":
-			u, provider, model = e.MsgUsage, e.MsgProvider, e.MsgModel
-		default:
-			return Record{}, false
-		}
-		msgTime = e.MsgTimestamp
-	default:
+	u, ok := e.Usage()
+	if !ok || jsjson.KindOf(u) != jsjson.Object {
 		return Record{}, false
 	}
-	if jsjson.KindOf(u) != jsjson.Object {
-		return Record{}, false
+	var provider, model, msgTime []byte
+	if e.Type == schema.TypeMessage {
+		provider, model, msgTime = e.MsgProvider, e.MsgModel, e.MsgTimestamp
+		if rm := e.MsgResponseModel; e.Role == schema.RoleAssistant && jsjson.KindOf(rm) == jsjson.String {
+			model = rm
+		}
+	} else {
+		provider, model = e.Get("provider"), e.Get("model")
 	}
 	r := Record{
 		ID:       e.ID,
@@ -197,7 +181,7 @@ func num(v []byte) float64 {
 func Scan(path string) (records []Record, name string, err error) {
 	var c Collector
 	_, err = sessions.Scan(path, mayCount, func(e *sessions.Entry) {
-		if e.Type == "session_info" {
+		if e.Type == schema.TypeSessionInfo {
 			n, _ := e.Str("name")
 			name = jsjson.Trim(n)
 			return
@@ -259,7 +243,7 @@ func candidate(line []byte, k int) bool {
 	case 'u':
 		return bytes.HasPrefix(line[k:], []byte("usage")) || k > 0 && line[k-1] == '\\'
 	case '_':
-		return k >= 7 && bytes.HasPrefix(line[k-7:], []byte("session_info"))
+		return k >= 7 && bytes.HasPrefix(line[k-7:], []byte(schema.TypeSessionInfo))
 	}
 	return false
 }

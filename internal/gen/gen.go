@@ -11,6 +11,8 @@ import (
 	"math/rand"
 	"strings"
 	"time"
+
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Spec describes one generated session. The output is a pure function of
@@ -47,7 +49,7 @@ func Write(w io.Writer, s Spec) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	r := rand.New(rand.NewSource(s.Seed))
 	avgBytes := s.AvgBytes
-	fmt.Fprintf(bw, `{"type":"session","version":3,"id":%q,"timestamp":%q,"cwd":%q}`+"\n", s.ID, s.Start.UTC().Format(tsLayout), s.Cwd)
+	fmt.Fprintf(bw, `{"type":"`+schema.TypeSession+`","version":3,"id":%q,"timestamp":%q,"cwd":%q}`+"\n", s.ID, s.Start.UTC().Format(tsLayout), s.Cwd)
 	words := strings.Fields("the quick brown fox jumps over lazy dog while compiling go code with tests and benchmarks for the filesystem mount in a session tree")
 	text := func(size int) string {
 		var sb strings.Builder
@@ -70,15 +72,15 @@ func Write(w io.Writer, s Spec) error {
 		var line string
 		switch {
 		case i > 100 && i%5000 == 0:
-			line = fmt.Sprintf(`{"type":"compaction","id":"%s","parentId":%s,"timestamp":"%s","summary":%q,"firstKeptEntryId":"%s","tokensBefore":150000}`, id, parent, t, text(avgBytes), ids[i-20])
+			line = fmt.Sprintf(`{"type":"`+schema.TypeCompaction+`","id":"%s","parentId":%s,"timestamp":"%s","summary":%q,"firstKeptEntryId":"%s","tokensBefore":150000}`, id, parent, t, text(avgBytes), ids[i-20])
 		case i%997 == 0 && i > 0:
-			line = fmt.Sprintf(`{"type":"label","id":"%s","parentId":%s,"timestamp":"%s","targetId":"%s","label":"milestone-%d"}`, id, parent, t, ids[i-1], i)
+			line = fmt.Sprintf(`{"type":"`+schema.TypeLabel+`","id":"%s","parentId":%s,"timestamp":"%s","targetId":"%s","label":"milestone-%d"}`, id, parent, t, ids[i-1], i)
 		case i%4 == 0:
 			line = userLine(id, parent, t, text(avgBytes/2), ms)
 		case i%4 == 1 || i%4 == 3:
-			line = fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"assistant","content":[{"type":"thinking","thinking":%q},{"type":"text","text":%q},{"type":"toolCall","id":"toolu_%d","name":"bash","arguments":{"command":"go test ./..."}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4","usage":{"input":1200,"output":300,"cacheRead":50000,"cacheWrite":0,"totalTokens":51500,"cost":{"input":0.0036,"output":0.0045,"cacheRead":0.015,"cacheWrite":0,"total":0.0231}},"stopReason":"toolUse","timestamp":%d}}`, id, parent, t, text(avgBytes/4), text(avgBytes/3), i, ms)
+			line = fmt.Sprintf(`{"type":"`+schema.TypeMessage+`","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"`+schema.RoleAssistant+`","content":[{"type":"`+schema.BlockThinking+`","thinking":%q},{"type":"`+schema.BlockText+`","text":%q},{"type":"`+schema.BlockToolCall+`","id":"toolu_%d","name":"bash","arguments":{"command":"go test ./..."}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4","usage":{"input":1200,"output":300,"cacheRead":50000,"cacheWrite":0,"totalTokens":51500,"cost":{"input":0.0036,"output":0.0045,"cacheRead":0.015,"cacheWrite":0,"total":0.0231}},"stopReason":"toolUse","timestamp":%d}}`, id, parent, t, text(avgBytes/4), text(avgBytes/3), i, ms)
 		default:
-			line = fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"toolResult","toolCallId":"toolu_%d","toolName":"bash","content":[{"type":"text","text":%q}],"isError":false,"timestamp":%d}}`, id, parent, t, i-1, text(avgBytes*3/2), ms)
+			line = fmt.Sprintf(`{"type":"`+schema.TypeMessage+`","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"`+schema.RoleToolResult+`","toolCallId":"toolu_%d","toolName":"bash","content":[{"type":"`+schema.BlockText+`","text":%q}],"isError":false,"timestamp":%d}}`, id, parent, t, i-1, text(avgBytes*3/2), ms)
 		}
 		if _, err := bw.WriteString(line + "\n"); err != nil {
 			return err
@@ -101,7 +103,7 @@ func Write(w io.Writer, s Spec) error {
 }
 
 func userLine(id, parent, ts, text string, ms int64) string {
-	return fmt.Sprintf(`{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"user","content":[{"type":"text","text":%q}],"timestamp":%d}}`, id, parent, ts, text, ms)
+	return fmt.Sprintf(`{"type":"`+schema.TypeMessage+`","id":"%s","parentId":%s,"timestamp":"%s","message":{"role":"`+schema.RoleUser+`","content":[{"type":"`+schema.BlockText+`","text":%q}],"timestamp":%d}}`, id, parent, ts, text, ms)
 }
 
 // FileName is the name pi gives a session file: its start time and id.

@@ -370,17 +370,14 @@ func requote(dst, raw []byte) []byte {
 	body := raw[1 : len(raw)-1]
 	for i := 0; i < len(body); {
 		if body[i] == '\\' && body[i+1] == 'u' {
-			r, _ := hex4(body, i+2)
-			if utf16.IsSurrogate(r) {
-				if r < 0xDC00 && i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
-					if r2, ok := hex4(body, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-						dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
-						i += 12
-						continue
-					}
-				}
+			switch r, n, _ := escapeU(body, i); {
+			case utf16.IsSurrogate(r):
 				dst = append(dst, fmt.Sprintf("\\u%04x", r)...)
-				i += 6
+				i += n
+				continue
+			case n == 12:
+				dst = utf8.AppendRune(dst, r)
+				i += n
 				continue
 			}
 		}

@@ -12,30 +12,21 @@ import (
 // date-time format (the one pi writes, from toISOString); other spellings give
 // NaN. nil (undefined) gives NaN, null gives 0.
 func DateValue(raw []byte) float64 {
-	switch KindOf(raw) {
-	case Null:
-		return 0
-	case Bool:
-		if raw[0] == 't' {
-			return 1
-		}
-		return 0
-	case Number:
-		return timeClip(NumberValue(raw))
-	case String:
-		if len(raw) >= 2 && raw[len(raw)-1] == '"' && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && utf8.Valid(raw) {
-			body := raw[1 : len(raw)-1]
-			// What Unquote gives, without an allocation for a date's
-			// length (the converted string does not escape).
-			return ParseDate(string(body))
-		}
-		s, err := Unquote(raw)
-		if err != nil {
-			return math.NaN()
-		}
-		return ParseDate(s)
+	if KindOf(raw) != String {
+		// A date of any other value is its number, clipped.
+		return timeClip(ToNumber(raw))
 	}
-	return math.NaN()
+	if len(raw) >= 2 && raw[len(raw)-1] == '"' && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && utf8.Valid(raw) {
+		body := raw[1 : len(raw)-1]
+		// What Unquote gives, without an allocation for a date's
+		// length (the converted string does not escape).
+		return ParseDate(string(body))
+	}
+	s, err := Unquote(raw)
+	if err != nil {
+		return math.NaN()
+	}
+	return ParseDate(s)
 }
 
 func timeClip(t float64) float64 {

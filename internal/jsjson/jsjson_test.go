@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var parseCases = []struct {
@@ -221,7 +222,112 @@ func FuzzParse(f *testing.F) {
 			}
 			return true
 		})
+		checkIters(t, v)
+		checkIndent(t, b)
 	})
+}
+
+// checkIters: an array's elements, read whole or as objects member by
+// member, are the same bytes, and so are an object's members read by the
+// iterator and by encoding/json.
+func checkIters(t *testing.T, v []byte) {
+	t.Helper()
+	var whole [][]byte
+	Elements(v, func(e []byte) bool {
+		whole = append(whole, e)
+		return true
+	})
+	it := IterElements(v)
+	for k := 0; ; k++ {
+		var e []byte
+		if m, ok := it.Object(); ok {
+			for m.Next() {
+			}
+			e = it.EndObject(&m)
+		} else if e, ok = it.Next(); !ok {
+			if k != len(whole) {
+				t.Fatalf("%q: %d elements, Elements saw %d", v, k, len(whole))
+			}
+			break
+		}
+		if k >= len(whole) || !bytes.Equal(e, whole[k]) {
+			t.Fatalf("%q: element %d is %q", v, k, e)
+		}
+	}
+	// Names are compared as encoding/json decodes them; Name leaves a key
+	// without escapes as it is, invalid UTF-8 included (no name pifs looks
+	// for has any).
+	if KindOf(v) == Object && utf8.Valid(v) {
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(v, &want); err != nil {
+			return // keys encoding/json reads otherwise (lone surrogates)
+		}
+		got := map[string][]byte{}
+		for m := IterMembers(v); m.Next(); {
+			got[string(m.Name())] = m.Value()
+			if !bytes.Equal(m.Name(), KeyName(m.Key())) || !KeyIs(m.Key(), string(m.Name())) {
+				t.Fatalf("key %q, name %q", m.Key(), m.Name())
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: members %q, want %q", v, got, want)
+		}
+		for k, val := range want {
+			if !bytes.Equal(got[k], val) {
+				t.Fatalf("%q: member %q is %q, want %q", v, k, got[k], val)
+			}
+		}
+	}
+}
+
+// checkIndent: AppendIndent is encoding/json's Indent, at the top and
+// inside containers, and IndentSize its length.
+func checkIndent(t *testing.T, raw []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	err := json.Indent(&buf, raw, "", "  ")
+	got, ok := AppendIndent([]byte("x"), raw, 0)
+	if ok != (err == nil) || ok && !bytes.Equal(got[1:], buf.Bytes()) {
+		t.Fatalf("AppendIndent(%q) = %q, %v; encoding/json: %q, %v", raw, got, ok, buf.Bytes(), err)
+	}
+	if n, ok2 := IndentSize(raw, 0); ok2 != ok || ok && n != len(got)-1 {
+		t.Fatalf("IndentSize(%q) = %d, %v; want %d, %v", raw, n, ok2, len(got)-1, ok)
+	}
+	if !ok {
+		return
+	}
+	// At depth 2 inside "[[" and "]]" it writes the lines encoding/json
+	// writes there, without the whitespace after the value.
+	in := append(append([]byte("[["), bytes.TrimRight(raw, " \t\r\n")...), "]]"...)
+	buf.Reset()
+	if json.Indent(&buf, in, "", "  ") != nil {
+		return // too deep there
+	}
+	want := buf.Bytes()
+	want = want[len("[\n  [\n    ") : len(want)-len("\n  ]\n]")]
+	got, ok = AppendIndent(nil, raw, 2)
+	if !ok || !bytes.Equal(got, want) {
+		t.Fatalf("AppendIndent(%q, 2) = %q, %v; want %q", raw, got, ok, want)
+	}
+	if n, _ := IndentSize(raw, 2); n != len(want) {
+		t.Fatalf("IndentSize(%q, 2) = %d, want %d", raw, n, len(want))
+	}
+}
+
+func TestIndent(t *testing.T) {
+	for _, c := range parseCases {
+		checkIndent(t, []byte(c.in))
+		if v, err := Parse([]byte(c.in)); err == nil {
+			checkIters(t, v)
+		}
+	}
+	for _, s := range []string{`{"a" : [1, {"b":[]} , "x"], "c" :{ }}`, " [ 1 ,\n2 ] \n\t", `{"k\u0065y":1,"key":2}`, `[{},{"a":1},[],2,{"b":{"c":"d"}}]`,
+		strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)} {
+		checkIndent(t, []byte(s))
+		if v, err := Parse([]byte(s)); err == nil {
+			checkIters(t, v)
+		}
+	}
 }
 
 func Example_canonical() {
@@ -275,5 +381,28 @@ func TestStringEnd(t *testing.T) {
 	long := `"` + strings.Repeat(`ab\n`, 1<<20) + `"`
 	if end, _, ok := StringEnd([]byte(long), 0); !ok || end != len(long) {
 		t.Errorf("long string: end %d ok %v", end, ok)
+	}
+}
+
+// TestUnquote: Unquote and AppendUnquoted decode as encoding/json does,
+// which also writes invalid UTF-8 and lone surrogates as U+FFFD.
+func TestUnquote(t *testing.T) {
+	for _, s := range []string{`""`, `"a"`, `"\n\t\\\/\b\f\r\""`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\udc00"`, `"\ud800\u0041"`,
+		`"\ud800\ud800\udc00"`, "\"\xff\xfe ok \xe2\x82\"", "\"\xe2\\n\"", `"\u0000"`, `"\uDBFF\uDFFF"`} {
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Unquote([]byte(s)); err != nil || got != want {
+			t.Errorf("Unquote(%q) = %q, %v; want %q", s, got, err, want)
+		}
+		if got := AppendUnquoted([]byte("x"), []byte(s)); string(got) != "x"+want {
+			t.Errorf("AppendUnquoted(%q) = %q, want %q", s, got, "x"+want)
+		}
+	}
+	for _, s := range []string{`"\x"`, `"\u12"`, `"\u12g4"`, `"a\"`, `a`, `"`} {
+		if _, err := Unquote([]byte(s)); err == nil {
+			t.Errorf("Unquote(%q): no error", s)
+		}
 	}
 }

@@ -6,6 +6,11 @@
 // JavaScript's rules. The scanner works on raw bytes and never builds a value
 // tree, so that a 100 MB session can be indexed without decoding message
 // bodies.
+//
+// It is pifs's one JSON reader: the parser's validating walk (which also
+// indents, AppendIndent), the iterators over members and elements that the
+// renderers read parsed values with, and the string, number and skip
+// scanners under both live here once.
 package jsjson
 
 import (
@@ -17,6 +22,10 @@ import (
 
 // ErrSyntax is returned for input that JSON.parse would reject.
 var ErrSyntax = errors.New("invalid JSON")
+
+// errDepth is returned for a value that nests deeper than AppendIndent
+// takes.
+var errDepth = errors.New("JSON nested deeper than encoding/json takes")
 
 // Kind is the type of a JSON value, told from its first byte.
 type Kind byte
@@ -79,7 +88,7 @@ func Parse(line []byte) ([]byte, error) {
 	if len(v) == 0 {
 		return nil, ErrSyntax
 	}
-	end, err := scanValue(v, 0)
+	end, err := scanValue(v, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +104,12 @@ func Valid(b []byte) bool {
 	return err == nil
 }
 
-// scanValue validates the value starting at b[i] and returns the index just
-// past it. It is iterative, so nesting depth costs heap, not stack.
-func scanValue(b []byte, i int) (int, error) {
+// scanValue validates the value starting at b[i] (after optional
+// whitespace) and returns the index just past it. It is iterative, so
+// nesting depth costs heap, not stack. Given an indenter, it also writes
+// the value indented to it as it reads (see AppendIndent); it is the one
+// reading of JSON's grammar, for parsing and indenting alike.
+func scanValue(b []byte, i int, w *indenter) (int, error) {
 	var open [32]byte
 	stack := open[:0] // '[' or '{' for each open container
 	for {
@@ -106,57 +118,59 @@ func scanValue(b []byte, i int) (int, error) {
 			return 0, ErrSyntax
 		}
 		// A value.
-		switch c := b[i]; {
-		case c == '{':
+		switch c := b[i]; c {
+		case '{', '[':
+			if w != nil && w.base+len(stack) >= MaxDepth {
+				return 0, errDepth
+			}
+			closer := c + 2 // '}' and ']' follow their openers by two
 			i = SkipWS(b, i+1)
-			if i < len(b) && b[i] == '}' {
+			if i < len(b) && b[i] == closer {
 				i++
+				if w != nil {
+					w.empty(c)
+				}
 				break
 			}
-			stack = append(stack, '{')
-			// Expect key.
-			var err error
-			if i, err = scanKeyColon(b, i); err != nil {
-				return 0, err
+			stack = append(stack, c)
+			if w != nil {
+				w.open(c, len(stack))
+			}
+			if c == '{' {
+				var err error
+				if i, err = scanKeyColon(b, i, w); err != nil {
+					return 0, err
+				}
 			}
 			continue
-		case c == '[':
-			i = SkipWS(b, i+1)
-			if i < len(b) && b[i] == ']' {
-				i++
-				break
-			}
-			stack = append(stack, '[')
-			continue
-		case c == '"':
+		case '"':
 			end, err := scanString(b, i)
 			if err != nil {
 				return 0, err
 			}
-			i = end
-		case c == 't':
-			if !bytes.HasPrefix(b[i:], []byte("true")) {
-				return 0, ErrSyntax
-			}
-			i += 4
-		case c == 'f':
-			if !bytes.HasPrefix(b[i:], []byte("false")) {
-				return 0, ErrSyntax
-			}
-			i += 5
-		case c == 'n':
-			if !bytes.HasPrefix(b[i:], []byte("null")) {
-				return 0, ErrSyntax
-			}
-			i += 4
-		case c == '-' || (c >= '0' && c <= '9'):
-			end, err := scanNumber(b, i)
-			if err != nil {
-				return 0, err
+			if w != nil {
+				w.token(b, i, end)
 			}
 			i = end
 		default:
-			return 0, ErrSyntax
+			end, ok := 0, false
+			switch c {
+			case 't':
+				end, ok = literalEnd(b, i, "true")
+			case 'f':
+				end, ok = literalEnd(b, i, "false")
+			case 'n':
+				end, ok = literalEnd(b, i, "null")
+			default:
+				end, ok = NumberEnd(b, i)
+			}
+			if !ok {
+				return 0, ErrSyntax
+			}
+			if w != nil {
+				w.token(b, i, end)
+			}
+			i = end
 		}
 		// After a value: close containers or expect a separator.
 		for {
@@ -169,17 +183,23 @@ func scanValue(b []byte, i int) (int, error) {
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
+				if w != nil {
+					w.comma(len(stack))
+				}
 				i++
 				if top == '{' {
 					var err error
-					if i, err = scanKeyColon(b, SkipWS(b, i)); err != nil {
+					if i, err = scanKeyColon(b, SkipWS(b, i), w); err != nil {
 						return 0, err
 					}
 				}
 				break
 			}
-			if (top == '{' && b[i] == '}') || (top == '[' && b[i] == ']') {
+			if b[i] == top+2 {
 				stack = stack[:len(stack)-1]
+				if w != nil {
+					w.close(top+2, len(stack))
+				}
 				i++
 				continue
 			}
@@ -188,7 +208,9 @@ func scanValue(b []byte, i int) (int, error) {
 	}
 }
 
-func scanKeyColon(b []byte, i int) (int, error) {
+// scanKeyColon validates a member's key and the colon after it, and
+// returns the index past the colon.
+func scanKeyColon(b []byte, i int, w *indenter) (int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, ErrSyntax
 	}
@@ -196,11 +218,21 @@ func scanKeyColon(b []byte, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if w != nil {
+		w.key(b, i, end)
+	}
 	i = SkipWS(b, end)
 	if i >= len(b) || b[i] != ':' {
 		return 0, ErrSyntax
 	}
 	return i + 1, nil
+}
+
+func literalEnd(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return 0, false
 }
 
 // scanString validates the string starting at the quote b[i].
@@ -340,7 +372,13 @@ func hasControl(s []byte) bool {
 
 // ScanValue validates the value starting at b[i] (after optional
 // whitespace) and returns the index just past it.
-func ScanValue(b []byte, i int) (int, error) { return scanValue(b, i) }
+func ScanValue(b []byte, i int) (int, error) {
+	if i < len(b) && b[i] == '"' {
+		// Most values of a session's lines are strings.
+		return scanString(b, i)
+	}
+	return scanValue(b, i, nil)
+}
 
 // ScanObject validates the object starting at b[i] (after optional
 // whitespace). For each member it calls val with the raw key and the index
@@ -400,30 +438,27 @@ func unhex(c byte) int {
 	return -1
 }
 
-func scanNumber(b []byte, i int) (int, error) {
+// NumberEnd validates the number starting at b[i], as JSON.parse reads
+// one, and returns the index past it.
+func NumberEnd(b []byte, i int) (int, bool) {
 	if b[i] == '-' {
 		i++
 	}
 	if i >= len(b) {
-		return 0, ErrSyntax
+		return 0, false
 	}
-	if b[i] == '0' {
+	switch {
+	case b[i] == '0':
 		i++
-	} else if b[i] >= '1' && b[i] <= '9' {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	} else {
-		return 0, ErrSyntax
+	case b[i] >= '1' && b[i] <= '9':
+		i = digitsEnd(b, i)
+	default:
+		return 0, false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return 0, ErrSyntax
+		start := i + 1
+		if i = digitsEnd(b, start); i == start {
+			return 0, false
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -432,39 +467,35 @@ func scanNumber(b []byte, i int) (int, error) {
 			i++
 		}
 		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return 0, ErrSyntax
+		if i = digitsEnd(b, start); i == start {
+			return 0, false
 		}
 	}
-	return i, nil
+	return i, true
 }
 
-// skip returns the end of the (already validated) value starting at b[i].
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// The readers below walk JSON that has been validated already (by Parse,
+// ScanValue or ScanObject), taking each value as a slice of its bytes
+// without checking it again.
+
+// skip returns the end of the valid value starting at b[i].
 func skip(b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		// The string is valid: it ends at the first quote with an even
-		// number of backslashes before it.
-		for i++; ; {
-			q := i + bytes.IndexByte(b[i:], '"')
-			k := q
-			for k > i && b[k-1] == '\\' {
-				k--
-			}
-			if (q-k)%2 == 0 {
-				return q + 1
-			}
-			i = q + 1
-		}
+		return skipString(b, i)
 	case '{', '[':
 		depth := 0
 		for {
 			switch b[i] {
 			case '"':
-				i = skip(b, i)
+				i = skipString(b, i)
 				continue
 			case '{', '[':
 				depth++
@@ -488,51 +519,227 @@ func skip(b []byte, i int) int {
 	}
 }
 
+// skipString returns the end of the valid string whose quote is b[i]. In
+// valid JSON a quote ends the string unless an odd run of backslashes
+// precedes it, so the search is IndexByte's, not a byte-by-byte scan; but
+// most strings (keys, types, ids) are short, and end before a call to
+// IndexByte pays off.
+func skipString(b []byte, i int) int {
+	i++
+	for end := min(len(b), i+16); i < end; i++ {
+		if c := b[i]; c == '"' {
+			return i + 1
+		} else if c == '\\' {
+			break
+		}
+	}
+	for {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b) // not valid input
+		}
+		j := i + k
+		n := 0
+		for b[j-1-n] == '\\' { // stops at the opening quote at the latest
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
+}
+
+// MemberIter reads the members of a valid object, one at a time:
+//
+//	for it := jsjson.IterMembers(obj); it.Next(); {
+//		switch string(it.Name()) {
+//		case "role":
+//			role = it.Value()
+//		}
+//	}
+type MemberIter struct {
+	b    []byte
+	i    int // where the next member starts
+	done bool
+	// The member Next moved to: b[ks:ke] is its key, b[vs:ve] its
+	// value; esc tells that the key holds an escape. Bounds, not
+	// slices: storing a slice costs a write barrier's check.
+	ks, ke, vs, ve int
+	esc            bool
+	// known are values located already: when a member's value starts
+	// where one does, Next jumps over it instead of reading it again.
+	known [2][]byte
+}
+
+// IterMembers reads the members of obj, which need not be an object (then
+// there are none).
+func IterMembers(obj []byte) MemberIter {
+	if KindOf(obj) != Object {
+		return MemberIter{done: true}
+	}
+	return membersAt(obj, 0)
+}
+
+// membersAt reads the object whose brace is b[i].
+func membersAt(b []byte, i int) MemberIter {
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return MemberIter{b: b, i: i + 1, done: true}
+	}
+	return MemberIter{b: b, i: i}
+}
+
+// Known gives values of the object located already (slices of the same
+// bytes, as the session parser keeps a message's content): a member whose
+// value starts where one of them does is jumped over, not read again.
+func (m *MemberIter) Known(a, b []byte) { m.known = [2][]byte{a, b} }
+
+// Next moves to the next member; it reports false past the last.
+func (m *MemberIter) Next() bool {
+	b, i := m.b, m.i
+	if m.done || i >= len(b) || b[i] != '"' {
+		m.done = true
+		m.ks, m.ke, m.vs, m.ve = 0, 0, 0, 0
+		return false
+	}
+	kend := skipString(b, i)
+	m.ks, m.ke, m.esc = i, kend, false
+	for _, c := range b[i+1 : kend-1] {
+		if c == '\\' {
+			m.esc = true
+			break
+		}
+	}
+	i = SkipWS(b, kend) + 1 // past ':'
+	i = SkipWS(b, i)
+	var vend int
+	if k := m.known[0]; len(k) > 0 && len(b)-i >= len(k) && &b[i] == &k[0] {
+		vend = i + len(k)
+	} else if k := m.known[1]; len(k) > 0 && len(b)-i >= len(k) && &b[i] == &k[0] {
+		vend = i + len(k)
+	} else {
+		vend = skip(b, i)
+	}
+	m.vs, m.ve = i, vend
+	i = SkipWS(b, vend)
+	if i < len(b) && b[i] == ',' {
+		m.i = SkipWS(b, i+1)
+	} else {
+		m.i = i + 1 // past '}'
+		m.done = true
+	}
+	return true
+}
+
+// Key is the member's raw key, quotes included.
+func (m *MemberIter) Key() []byte { return m.b[m.ks:m.ke] }
+
+// Name is the member's name: KeyName of its key.
+func (m *MemberIter) Name() []byte {
+	if m.esc {
+		return m.decodedName()
+	}
+	return m.b[m.ks+1 : m.ke-1]
+}
+
+// decodedName is Name's rare path, kept out of line so that Name is
+// inlined.
+//
+//go:noinline
+func (m *MemberIter) decodedName() []byte { return AppendUnquoted(nil, m.Key()) }
+
+// Value is the member's raw value.
+func (m *MemberIter) Value() []byte { return m.b[m.vs:m.ve] }
+
+// KeyName is a raw key's name: the bytes between its quotes, decoded only
+// when it holds an escape.
+func KeyName(key []byte) []byte {
+	for _, c := range key {
+		if c == '\\' {
+			return decodedKey(key)
+		}
+	}
+	return key[1 : len(key)-1]
+}
+
+// decodedKey is KeyName's rare path, kept out of line so that KeyName is
+// inlined.
+//
+//go:noinline
+func decodedKey(key []byte) []byte { return AppendUnquoted(nil, key) }
+
+// ElementIter reads the elements of a valid array, one at a time.
+type ElementIter struct {
+	b []byte
+	i int
+}
+
+// IterElements reads the elements of arr, which need not be an array (then
+// there are none).
+func IterElements(arr []byte) ElementIter {
+	if KindOf(arr) != Array {
+		return ElementIter{}
+	}
+	return ElementIter{b: arr, i: SkipWS(arr, 1)}
+}
+
+// Next returns the next element; ok is false past the last one.
+func (a *ElementIter) Next() (val []byte, ok bool) {
+	b, i := a.b, a.i
+	if i >= len(b) || b[i] == ']' {
+		return nil, false
+	}
+	return b[i:a.past(skip(b, i))], true
+}
+
+// Object starts reading the next element's members when it is an object,
+// so that a caller reads a block once: it reads every member (until Next
+// reports false), then EndObject moves past the element and returns it.
+func (a *ElementIter) Object() (MemberIter, bool) {
+	if a.i >= len(a.b) || a.b[a.i] != '{' {
+		return MemberIter{}, false
+	}
+	return membersAt(a.b, a.i), true
+}
+
+// EndObject moves past the element whose members m, from Object, has read
+// to the end, and returns the element.
+func (a *ElementIter) EndObject(m *MemberIter) []byte {
+	start := a.i
+	return a.b[start:a.past(m.i)]
+}
+
+// past moves past the element that ends at end, returning end.
+func (a *ElementIter) past(end int) int {
+	b := a.b
+	a.i = SkipWS(b, end)
+	if a.i < len(b) && b[a.i] == ',' {
+		a.i = SkipWS(b, a.i+1)
+	}
+	return end
+}
+
 // Members calls fn for each member of the valid object obj, in order, with the
 // key's raw bytes (quotes included) and the value's bytes. It stops when fn
 // returns false.
 func Members(obj []byte, fn func(key, val []byte) bool) {
-	if KindOf(obj) != Object {
-		return
-	}
-	i := SkipWS(obj, 1)
-	for i < len(obj) && obj[i] == '"' {
-		kend := skip(obj, i)
-		key := obj[i:kend]
-		i = SkipWS(obj, kend) + 1 // past ':'
-		i = SkipWS(obj, i)
-		vend := skip(obj, i)
-		if !fn(key, obj[i:vend]) {
-			return
-		}
-		i = SkipWS(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i = SkipWS(obj, i+1)
-			continue
-		}
-		return
+	for it := IterMembers(obj); it.Next() && fn(it.Key(), it.Value()); {
 	}
 }
 
 // Elements calls fn for each element of the valid array arr.
 func Elements(arr []byte, fn func(val []byte) bool) {
-	if KindOf(arr) != Array {
-		return
-	}
-	i := SkipWS(arr, 1)
-	for i < len(arr) && arr[i] != ']' {
-		end := skip(arr, i)
-		if !fn(arr[i:end]) {
+	for it := IterElements(arr); ; {
+		v, ok := it.Next()
+		if !ok || !fn(v) {
 			return
-		}
-		i = SkipWS(arr, end)
-		if i < len(arr) && arr[i] == ',' {
-			i = SkipWS(arr, i+1)
 		}
 	}
 }
 
-// KeyIs reports whether the raw key (with quotes) spells name.
+// KeyIs reports whether the raw key (with quotes) spells name, without
+// allocating unless the key holds an escape.
 func KeyIs(key []byte, name string) bool {
 	if len(key) == len(name)+2 && string(key[1:len(key)-1]) == name {
 		return true
@@ -543,6 +750,9 @@ func KeyIs(key []byte, name string) bool {
 	s, _ := Unquote(key)
 	return s == name
 }
+
+// StringIs reports whether the raw value v is a string whose value is s.
+func StringIs(v []byte, s string) bool { return KindOf(v) == String && KeyIs(v, s) }
 
 // Get returns the value of the last member named name (JSON.parse keeps the
 // last of duplicate keys), or nil when obj has none or is not an object.
@@ -561,8 +771,11 @@ func Get(obj []byte, name string) []byte {
 func Has(obj []byte, name string) bool { return Get(obj, name) != nil }
 
 // Str returns the string value of obj[name] and whether it is a string.
-func Str(obj []byte, name string) (string, bool) {
-	v := Get(obj, name)
+func Str(obj []byte, name string) (string, bool) { return StringValue(Get(obj, name)) }
+
+// StringValue returns the value of the raw string v and whether v is a
+// string.
+func StringValue(v []byte) (string, bool) {
 	if KindOf(v) != String {
 		return "", false
 	}

@@ -1,6 +1,7 @@
 package jsjson
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -16,60 +17,94 @@ func Unquote(raw []byte) (string, error) {
 		return "", ErrSyntax
 	}
 	body := raw[1 : len(raw)-1]
-	if strings.IndexByte(string(body), '\\') < 0 && utf8.Valid(body) {
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), nil
 	}
-	var sb strings.Builder
-	sb.Grow(len(body))
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			r, n := utf8.DecodeRune(body[i:])
-			sb.WriteRune(r)
-			i += n
-			continue
-		}
-		if i+1 >= len(body) {
-			return "", ErrSyntax
-		}
-		switch body[i+1] {
-		case '"', '\\', '/':
-			sb.WriteByte(body[i+1])
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(body, i+2)
-			if !ok {
-				return "", ErrSyntax
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if r < 0xDC00 && i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					if r2, ok := hex4(body, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-						sb.WriteRune(utf16.DecodeRune(r, r2))
-						i += 6
-						continue
-					}
-				}
-				sb.WriteRune(utf8.RuneError)
-				continue
-			}
-			sb.WriteRune(r)
-			continue
-		default:
-			return "", ErrSyntax
-		}
-		i += 2
+	b, ok := appendUnquoted(make([]byte, 0, len(body)), body)
+	if !ok {
+		return "", ErrSyntax
 	}
-	return sb.String(), nil
+	return string(b), nil
+}
+
+// AppendUnquoted appends the value of the valid JSON string raw (quotes
+// included), decoded as Unquote decodes it.
+func AppendUnquoted(dst, raw []byte) []byte {
+	dst, _ = appendUnquoted(dst, raw[1:len(raw)-1])
+	return dst
+}
+
+// appendUnquoted appends the decoded body of a string; ok is false at a
+// bad escape, where it stops.
+func appendUnquoted(dst, body []byte) (_ []byte, ok bool) {
+	for len(body) > 0 {
+		k := bytes.IndexByte(body, '\\')
+		seg := body
+		if k >= 0 {
+			seg = body[:k]
+		}
+		if utf8.Valid(seg) {
+			dst = append(dst, seg...)
+		} else {
+			for len(seg) > 0 {
+				r, n := utf8.DecodeRune(seg)
+				dst = utf8.AppendRune(dst, r)
+				seg = seg[n:]
+			}
+		}
+		if k < 0 {
+			break
+		}
+		body = body[k:]
+		if len(body) < 2 {
+			return dst, false
+		}
+		n := 2
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			var r rune
+			if r, n, ok = escapeU(body, 0); !ok {
+				return dst, false
+			}
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+		body = body[n:]
+	}
+	return dst, true
+}
+
+// escapeU decodes the \u escape at b[i], joined with a second one that
+// follows when the two spell a surrogate pair, and returns the rune and
+// the bytes the escapes take; ok is false for bad hex digits. A lone
+// surrogate comes back as itself: JavaScript strings can hold one, and
+// only their writers differ (U+FFFD in UTF-8, an escape in JSON).
+func escapeU(b []byte, i int) (r rune, n int, ok bool) {
+	if r, ok = hex4(b, i+2); !ok {
+		return 0, 0, false
+	}
+	if r >= 0xD800 && r < 0xDC00 && i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+		if r2, ok := hex4(b, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+			return utf16.DecodeRune(r, r2), 12, true
+		}
+	}
+	return r, 6, true
 }
 
 func hex4(b []byte, i int) (rune, bool) {
