@@ -171,13 +171,10 @@ func (st *store) passed(project, name string, step int) {
 // holds tells whether the cache holds rendering key of version f of a
 // session.
 func (st *store) holds(f *sessions.File, key string) bool {
-	st.mu.Lock()
-	el := st.parsed[f.Path]
-	st.mu.Unlock()
-	if el == nil {
+	s := st.cached(f.Path)
+	if s == nil {
 		return false
 	}
-	s := el.Value.(*session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.renders[key]
@@ -186,17 +183,14 @@ func (st *store) holds(f *sessions.File, key string) bool {
 
 // pinPlanned is pinned for renderings made from a plan, without a parse.
 func (st *store) pinPlanned(f *sessions.File, keys []string, taken int64) {
-	st.mu.Lock()
-	el := st.parsed[f.Path]
-	st.mu.Unlock()
-	if el == nil {
+	s := st.cached(f.Path)
+	if s == nil {
 		// Dropped already: made for nothing.
 		st.counts.made.Add(int64(len(keys)))
 		st.counts.unread.Add(int64(len(keys)))
 		st.giveBack(taken)
 		return
 	}
-	s := el.Value.(*session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.pinned(s, keys, taken)

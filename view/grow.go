@@ -90,13 +90,10 @@ func (st *store) grown(project, name string, old *sessions.File, fn func(t *tree
 	if err != nil {
 		return unknown
 	}
-	st.mu.Lock()
-	el := st.parsed[f.Path]
-	st.mu.Unlock()
-	if el == nil {
+	s := st.cached(f.Path)
+	if s == nil {
 		return unknown
 	}
-	s := el.Value.(*session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.log == nil || s.evicted {
@@ -113,6 +110,17 @@ func (st *store) grown(project, name string, old *sessions.File, fn func(t *tree
 		fn(s.tree, all[i:])
 	}
 	return how
+}
+
+// cached is the cache's place of the session of a file, without making
+// one or counting a use (nil when it has none).
+func (st *store) cached(path string) *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if el := st.parsed[path]; el != nil {
+		return el.Value.(*session)
+	}
+	return nil
 }
 
 // steps are the last versions of its file a parsed session was brought
