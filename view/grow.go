@@ -72,6 +72,28 @@ func (v *View) grownNotices(c sessions.Change) []Notice {
 	return out
 }
 
+// grownName is the by-name/ link of a session that grew under the name it
+// had ("" when unnamed): that link alone changed in by-name/. It is known
+// when the old version's name was (by-name/ was listed, or the session
+// parsed): the new version's is read from the bytes it added.
+func grownName(c sessions.Change) (string, bool) {
+	if !c.Old.NameKnown() {
+		return "", false
+	}
+	old, err := c.Old.SessionName()
+	if err != nil {
+		return "", false
+	}
+	name, err := c.New.SessionName()
+	if err != nil || name != old {
+		return "", false
+	}
+	if name == "" {
+		return "", true
+	}
+	return names.Encode(name), true
+}
+
 // How a parsed session came from one version of its file to the next.
 type growth int
 
@@ -144,10 +166,14 @@ func (s *steps) add(from, to *sessions.File, rebuilt bool) {
 	s.n++
 }
 
-// since tells how the session came from version old to version cur.
+// since tells how the session came from version old to version cur. The
+// index may have taken versions the session was never brought to (a look
+// again at a file changed within the racy window gives one with the same
+// signature; a writer and the watcher each take one): old is then one with
+// its signature, or one whose size lies within a step that only grew.
 func (s *steps) since(old, cur *sessions.File) growth {
 	for range len(s.ring) + 1 {
-		if cur == old {
+		if cur == old || cur.Sig == old.Sig {
 			return appended
 		}
 		st, ok := s.to(cur)
@@ -156,6 +182,9 @@ func (s *steps) since(old, cur *sessions.File) growth {
 			return unknown
 		case st.rebuilt:
 			return rebuilt
+		}
+		if from := st.from.Sig; from.Ino == old.Sig.Ino && from.Dev == old.Sig.Dev && from.Size <= old.Sig.Size && old.Sig.Size <= cur.Sig.Size {
+			return appended
 		}
 		cur = st.from
 	}

@@ -73,8 +73,12 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 			touched = append(touched, path)
 		}
 	}
+	// The projects whose by-name/ is looked at again whole: all but those
+	// where sessions only grew under the names they had.
+	wholeByName := map[string]bool{}
 	for _, c := range changes {
 		if c.Name == "" {
+			wholeByName[c.Project] = true
 			if !v.st.hasProject(c.Project) {
 				add(Forget, c.Project)
 			} else {
@@ -91,6 +95,14 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 			add(Reset, c.Project, c.Name)
 		default:
 			out = append(out, v.grownNotices(c)...)
+			if link, ok := grownName(c); !ok {
+				wholeByName[c.Project] = true
+			} else if link != "" {
+				add(Refresh, c.Project, byNameName, link)
+			}
+		}
+		if c.New == nil || c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) {
+			wholeByName[c.Project] = true
 		}
 		if c.Old == nil || c.New == nil {
 			for _, f := range []*sessions.File{c.Old, c.New} {
@@ -110,7 +122,9 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		add(Refresh, "*", usageName)
 	}
 	for _, p := range touched {
-		add(Refresh, append(p[:len(p):len(p)], byNameName)...)
+		if len(p) != 1 || wholeByName[p[0]] {
+			add(Refresh, append(p[:len(p):len(p)], byNameName)...)
+		}
 		add(Attrs, p...)
 		add(ForgetHeld, append(p[:len(p):len(p)], latestName)...)
 		add(ForgetHeld, append(p[:len(p):len(p)], cwdName)...)
