@@ -45,7 +45,7 @@ func TestFullDiskAppend(t *testing.T) {
 	if err := syscall.Statfs(store, &st); err != nil {
 		t.Fatal(err)
 	}
-	if avail := int64(st.Bavail) * st.Bsize; avail > 20<<10 {
+	if avail := int64(st.Bavail) * int64(st.Bsize); avail > 20<<10 {
 		if err := os.WriteFile(filepath.Join(store, "filler"), make([]byte, avail-20<<10), 0o644); err != nil {
 			t.Fatal(err)
 		}

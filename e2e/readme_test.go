@@ -62,8 +62,15 @@ func TestReadmeRecipes(t *testing.T) {
 			continue
 		}
 		t.Run(strings.TrimPrefix(page, "../"), func(t *testing.T) {
-			mnt := testMount(t, demoStore(t))
+			// The sessions were copied just now: an hour earlier, they
+			// are not taken as being written (a trash would be refused),
+			// and the trash is the recipes' home's.
+			store := demoStore(t)
+			backdate(t, store, time.Hour)
 			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+			mnt := testMount(t, store)
 			if err := os.Symlink(mnt, filepath.Join(home, "pi")); err != nil {
 				t.Fatal(err)
 			}
@@ -83,5 +90,21 @@ func TestReadmeRecipes(t *testing.T) {
 				t.Logf("recipe %d (%v):\n%s", i+1, time.Since(start).Round(time.Millisecond), out)
 			}
 		})
+	}
+}
+
+// backdate moves the mtime of every session file of a store back by d.
+func backdate(t *testing.T, store string, d time.Duration) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt := fi.ModTime().Add(-d)
+		if err := os.Chtimes(f, mt, mt); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -1,15 +1,11 @@
 package mount
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 )
@@ -51,80 +47,11 @@ func KindOf(err error) Kind {
 	return 0
 }
 
-// mountInfo is one line of /proc/self/mountinfo.
+// mountInfo is one mount of the mount table.
 type mountInfo struct {
 	Point  string // where it is mounted
 	FSType string // "fuse.pifs"
 	Source string
-}
-
-// mounts reads /proc/self/mountinfo.
-func mounts() ([]mountInfo, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parseMountInfo(f)
-}
-
-// parseMountInfo reads the mountinfo format (proc(5)): the fifth field is
-// the mount point, and after the " - " separator come the type and the
-// source; spaces and other bytes are octal escapes.
-func parseMountInfo(r io.Reader) ([]mountInfo, error) {
-	var out []mountInfo
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		sep := -1
-		for i, s := range f {
-			if s == "-" && i >= 6 {
-				sep = i
-				break
-			}
-		}
-		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
-			continue
-		}
-		out = append(out, mountInfo{Point: unescapeOctal(f[4]), FSType: unescapeOctal(f[sep+1]), Source: unescapeOctal(f[sep+2])})
-	}
-	return out, sc.Err()
-}
-
-// unescapeOctal undoes the kernel's \NNN escapes.
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// mountAt returns the topmost mount whose mount point is path.
-func mountAt(path string) (mountInfo, bool) {
-	ms, err := mounts()
-	if err != nil {
-		return mountInfo{}, false
-	}
-	var found mountInfo
-	ok := false
-	for _, m := range ms {
-		if m.Point == path {
-			found, ok = m, true // later lines are mounted on top
-		}
-	}
-	return found, ok
 }
 
 // canonical is path made absolute with its symlinks resolved; when path
@@ -143,11 +70,6 @@ func canonical(path string) string {
 	return abs
 }
 
-// lazyUnmountCommand is what a user runs to clear a dead FUSE mount.
-func lazyUnmountCommand(mnt string) string {
-	return "fusermount3 -u -z " + shellQuote(mnt)
-}
-
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
 		return s
@@ -163,7 +85,7 @@ func clearDeadMount(mnt string, logger *slog.Logger) error {
 	}
 	path := canonical(mnt)
 	m, ok := mountAt(path)
-	if !ok || m.FSType != "fuse."+Name {
+	if !ok || !isPifsMount(m) {
 		kind := "a disconnected mount"
 		if ok {
 			kind = fmt.Sprintf("a disconnected %s mount of %s", m.FSType, m.Source)
@@ -171,6 +93,9 @@ func clearDeadMount(mnt string, logger *slog.Logger) error {
 		return refuse(KindMountpoint, "mountpoint %s is %s (transport endpoint is not connected); clear it with: %s", mnt, kind, lazyUnmountCommand(mnt))
 	}
 	if err := detach(path); err != nil {
+		if !disconnected(mnt) {
+			return nil // another pifs starting here cleared it first
+		}
 		return refuse(KindMountpoint, "mountpoint %s is a dead pifs mount of %s that could not be cleared (%v); clear it with: %s", mnt, m.Source, err, lazyUnmountCommand(mnt))
 	}
 	logger.Info(fmt.Sprintf("cleared a dead pifs mount of %s on %s", m.Source, mnt))
@@ -195,28 +120,6 @@ func disconnected(mnt string) bool {
 	return gone(syscall.Statfs(mnt, &st))
 }
 
-// detach unmounts path lazily: directly when we may, else through
-// fusermount3, whose complaint becomes the error.
-func detach(path string) error {
-	if syscall.Unmount(path, syscall.MNT_DETACH) == nil {
-		return nil
-	}
-	var last error
-	for _, prog := range []string{"fusermount3", "fusermount"} {
-		out, err := exec.Command(prog, "-u", "-z", path).CombinedOutput()
-		if err == nil {
-			return nil
-		}
-		if msg := strings.TrimSpace(string(out)); msg != "" {
-			err = errors.New(msg)
-		}
-		if last == nil {
-			last = err
-		}
-	}
-	return last
-}
-
 // checkMountpoint refuses, before anything is mounted, a mountpoint that
 // is missing, not a directory, overlapping the store, already a mount or
 // (without nonEmpty) not empty. A dead pifs mount is cleared first.
@@ -237,10 +140,7 @@ func checkMountpoint(mnt, store string, nonEmpty bool, logger *slog.Logger) erro
 		return &Error{Kind: KindMountpoint, Err: err}
 	}
 	if m, ok := mountAt(canonical(mnt)); ok {
-		how := "umount " + shellQuote(mnt)
-		if strings.HasPrefix(m.FSType, "fuse") {
-			how = "fusermount3 -u " + shellQuote(mnt)
-		}
+		how := unmountCommand(m, mnt)
 		return refuse(KindMountpoint, "mountpoint %s is already a mount (%s of %s); unmount it first: %s", mnt, m.FSType, m.Source, how)
 	}
 	if !nonEmpty {
@@ -255,4 +155,39 @@ func checkMountpoint(mnt, store string, nonEmpty bool, logger *slog.Logger) erro
 		}
 	}
 	return nil
+}
+
+// lockMountpoint takes an exclusive flock(2) on the mountpoint directory
+// and returns what releases it. Mount holds it from before its checks
+// until the mount is up and in the mount table, so that of two pifs
+// started at once on one mountpoint the second checks it only then, finds
+// the mount and refuses. The lock is on the directory's own inode, under
+// the mount: it needs no file anywhere and leaves none, works for any user
+// who may open the directory (as mounting there needs), on any file system
+// that has flock (NFS emulates it with byte-range locks); where it fails,
+// the checks go on unlocked. A pifs that opens the directory once it is
+// mounted over gets the mount's root instead, and the mount table already
+// says it is a mount. A dead mount there is cleared first: it cannot be
+// opened.
+func lockMountpoint(mnt string, logger *slog.Logger) (unlock func(), err error) {
+	d, err := os.Open(mnt)
+	if err != nil && (errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)) {
+		if err := clearDeadMount(mnt, logger); err != nil {
+			return nil, err
+		}
+		d, err = os.Open(mnt)
+	}
+	if err != nil {
+		return func() {}, nil // checkMountpoint says what is wrong
+	}
+	for {
+		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		logger.Debug(fmt.Sprintf("mountpoint %s: no lock against another pifs mounting there at the same time: %v", mnt, err))
+	}
+	return func() { d.Close() }, nil // closing the last descriptor releases the lock
 }

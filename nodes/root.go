@@ -31,6 +31,9 @@ type Root struct {
 	staleMu sync.Mutex
 	stale   []*fs.Inode
 
+	// fds are the descriptors of open session.jsonl files.
+	fds rawFds
+
 	counts noticeCounts
 }
 
@@ -44,6 +47,7 @@ var (
 // caller sees.
 func NewRoot(v *view.View, log *slog.Logger) *Root {
 	r := &Root{v: v, log: log}
+	r.fds.max = maxRawFds
 	r.dir = dir{r: r, f: v.Root()}
 	return r
 }

@@ -1,78 +1,107 @@
 package render
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/tree"
 )
 
-type infoJSON struct {
-	ID            string          `json:"id"`
-	File          string          `json:"file"`
-	Cwd           string          `json:"cwd"`
-	Name          *string         `json:"name"`
-	ParentSession json.RawMessage `json:"parentSession"`
-	Created       any             `json:"created"`
-	Modified      any             `json:"modified"`
-	MessageCount  int             `json:"messageCount"`
-	FirstMessage  string          `json:"firstMessage"`
-	EntryCount    int             `json:"entryCount"`
-	Leaf          *string         `json:"leaf"`
-	Tips          []string        `json:"tips"`
-	Usage         tree.Usage      `json:"usage"`
-}
-
 // Info is info.json: pi's session-list fields, the tree's shape and
-// /session's usage totals. file is the session file's path; mtime its
-// modification time, which dates a session that nothing else dates.
+// /session's usage totals, indented with two spaces. file is the session
+// file's path; mtime its modification time, which dates a session that
+// nothing else dates. It is written straight into one buffer: the first
+// message, which may be most of the file, is re-spelled from its raw bytes
+// and held once, in the result.
 func Info(file string, t *tree.Tree, mtime time.Time) []byte {
 	sum := t.Summary(mtime)
-	info := infoJSON{
-		ID:            sum.ID,
-		File:          file,
-		Cwd:           sum.Cwd,
-		ParentSession: rawOrNull(sum.ParentSession),
-		Created:       isoOrNil(sum.Created),
-		Modified:      isoOrNil(sum.Modified),
-		MessageCount:  sum.MessageCount,
-		FirstMessage:  sum.FirstMessage,
-		EntryCount:    t.Len(),
-		Tips:          []string{},
-		Usage:         usageTotals(t.Entries()),
+	tips := t.Tips()
+	b := make([]byte, 0, 512+len(file)+len(sum.Cwd)+len(sum.Name)+len(sum.ParentSession)+len(sum.FirstContent)+64*len(tips))
+	key := func(k string) {
+		if len(b) == 0 {
+			b = append(b, "{\n  \""...)
+		} else {
+			b = append(b, ",\n  \""...)
+		}
+		b = append(append(b, k...), "\": "...)
 	}
-	if sum.Name != "" {
-		info.Name = &sum.Name
+	str := func(k, v string) {
+		key(k)
+		b = jsjson.Quote(b, v)
 	}
-	if leaf := t.LeafID(); leaf != "" {
-		info.Leaf = &leaf
+	strOrNull := func(k, v string) {
+		if v == "" {
+			key(k)
+			b = append(b, "null"...)
+			return
+		}
+		str(k, v)
 	}
-	for _, n := range t.Tips() {
-		info.Tips = append(info.Tips, n.ID)
+	str("id", sum.ID)
+	str("file", file)
+	str("cwd", sum.Cwd)
+	strOrNull("name", sum.Name)
+	key("parentSession")
+	if sum.ParentSession == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendRaw(b, sum.ParentSession)
 	}
-	b, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		// Only a non-finite number can fail; usage sums of a damaged file.
-		return []byte(fmt.Sprintf("{\"error\": %q}\n", err.Error()))
+	strOrNull("created", isoOrEmpty(sum.Created))
+	strOrNull("modified", isoOrEmpty(sum.Modified))
+	key("messageCount")
+	b = strconv.AppendInt(b, int64(sum.MessageCount), 10)
+	key("firstMessage")
+	b = sum.AppendFirstMessage(b)
+	key("entryCount")
+	b = strconv.AppendInt(b, int64(t.Len()), 10)
+	strOrNull("leaf", t.LeafID())
+	key("tips")
+	if len(tips) == 0 {
+		b = append(b, "[]"...)
+	} else {
+		for i, n := range tips {
+			if i == 0 {
+				b = append(b, "[\n    "...)
+			} else {
+				b = append(b, ",\n    "...)
+			}
+			b = jsjson.Quote(b, n.ID)
+		}
+		b = append(b, "\n  ]"...)
 	}
-	return append(b, '\n')
+	key("usage")
+	u := usageTotals(t.Entries())
+	for i, f := range []struct {
+		k string
+		v float64
+	}{{"input", u.Input}, {"output", u.Output}, {"cacheRead", u.CacheRead}, {"cacheWrite", u.CacheWrite}, {"total", u.Total}, {"cost", u.Cost}} {
+		if i == 0 {
+			b = append(b, "{\n    \""...)
+		} else {
+			b = append(b, ",\n    \""...)
+		}
+		b = append(append(b, f.k...), "\": "...)
+		b = jsjson.FormatNumber(b, f.v)
+	}
+	return append(b, "\n  }\n}\n"...)
 }
 
-// isoOrNil formats ms as toISOString does; nil for an invalid date.
-func isoOrNil(ms float64) any {
+// appendRaw writes a raw JSON value one level in: indented as the rest of
+// info.json when it is valid, canonical otherwise.
+func appendRaw(dst, v []byte) []byte {
+	if out, ok := jsjson.AppendIndent(dst, v, 1); ok {
+		return out
+	}
+	return jsjson.AppendCanonical(dst[:len(dst):len(dst)], v)
+}
+
+// isoOrEmpty formats ms as toISOString does; "" for an invalid date.
+func isoOrEmpty(ms float64) string {
 	if math.IsNaN(ms) || math.IsInf(ms, 0) {
-		return nil
+		return ""
 	}
 	return jsjson.FormatISO(ms)
-}
-
-// rawOrNull passes a raw JSON value through, null when absent.
-func rawOrNull(v []byte) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return json.RawMessage(v)
 }

@@ -3,8 +3,12 @@ package render
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/pifs/pifs/tree"
 )
 
 func TestInfo(t *testing.T) {
@@ -52,5 +56,31 @@ func TestInfoEmptySession(t *testing.T) {
 	}
 	if tips, ok := info["tips"].([]any); !ok || len(tips) != 0 {
 		t.Errorf("tips %v, want []", info["tips"])
+	}
+}
+
+// TestInfoHugeFirstMessage: info.json of a session whose first message is
+// 16 MiB is written in one buffer: the text is held once, in the result,
+// and reads back as pi's firstMessage, from string content and from text
+// blocks.
+func TestInfoHugeFirstMessage(t *testing.T) {
+	text := strings.Repeat("word \\\"quoted\\\" é ", 1<<20)
+	for _, content := range []string{`"` + text + `"`, `[{"type":"text","text":"` + text + `"},{"type":"image"},{"type":"text","text":"end"}]`} {
+		tr := parseTree(t, `{"type":"session","version":3,"id":"e","cwd":"/"}`+"\n"+
+			`{"type":"message","id":"u","parentId":null,"message":{"role":"user","content":`+content+`}}`+"\n")
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b := Info("f", tr, time.UnixMilli(0))
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(b))+64<<10 {
+			t.Errorf("allocated %d bytes for an info.json of %d", got, len(b))
+		}
+		var info map[string]any
+		if err := json.Unmarshal(b, &info); err != nil {
+			t.Fatal(err)
+		}
+		if want := tree.TextContent([]byte(content)); info["firstMessage"] != want {
+			t.Errorf("firstMessage of %d bytes, want %d", len(info["firstMessage"].(string)), len(want))
+		}
 	}
 }

@@ -89,27 +89,31 @@ func Import(store string, flat bool, project, name string, data []byte) (string,
 // checkImport checks an import's names and bytes, and returns the file's
 // name without .jsonl and the session's header.
 func checkImport(project, name string, data []byte) (string, *Header, error) {
-	stem, ok := strings.CutSuffix(name, ".jsonl")
-	if !ok || stem == "" || !validFileName(name) {
-		return "", nil, fmt.Errorf("%w: %q; pi lists only files named NAME.jsonl", ErrImportName, name)
-	}
-	if project == "" || !validFileName(project) || project == "." || project == ".." {
-		return "", nil, fmt.Errorf("%w: no project %q", fs.ErrNotExist, project)
+	stem, err := checkImportName(project, name)
+	if err != nil {
+		return "", nil, err
 	}
 	h, err := CheckImport(data)
 	return stem, h, err
 }
 
+// checkImportName checks an import's project and file name, and returns
+// the file's name without .jsonl.
+func checkImportName(project, name string) (string, error) {
+	stem, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok || stem == "" || !validFileName(name) {
+		return "", fmt.Errorf("%w: %q; pi lists only files named NAME.jsonl", ErrImportName, name)
+	}
+	if project == "" || !validFileName(project) || project == "." || project == ".." {
+		return "", fmt.Errorf("%w: no project %q", fs.ErrNotExist, project)
+	}
+	return stem, nil
+}
+
 // importAs is Import of data checked already, whose header is h.
 func importAs(store string, flat bool, project, name, stem string, data []byte, h *Header) (string, error) {
-	dir := filepath.Join(store, project)
-	if flat {
-		if p := ProjectFolder(h.Cwd); p != project {
-			return "", fmt.Errorf("%w: this store keeps sessions flat, each listed in the project of its working directory, and this one's, %q, is %s; copy it there", ErrOtherProject, h.Cwd, p)
-		}
-		dir = store
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := importDir(store, flat, project, h)
+	if err != nil {
 		return "", err
 	}
 	tmp, err := os.CreateTemp(dir, ".pifs-import-*")
@@ -132,15 +136,35 @@ func importAs(store string, flat bool, project, name, stem string, data []byte, 
 	if err != nil {
 		return "", err
 	}
+	dest, err := placeImport(tmp.Name(), dir, name, stem)
+	moved = err == nil
+	return dest, err
+}
+
+// importDir is the folder an import of a session whose header is h goes
+// to, made when missing: the project's, or in a flat store the store's.
+func importDir(store string, flat bool, project string, h *Header) (string, error) {
+	dir := filepath.Join(store, project)
+	if flat {
+		if p := ProjectFolder(h.Cwd); p != project {
+			return "", fmt.Errorf("%w: this store keeps sessions flat, each listed in the project of its working directory, and this one's, %q, is %s; copy it there", ErrOtherProject, h.Cwd, p)
+		}
+		dir = store
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// placeImport renames the file tmp to the first free name of NAME.jsonl,
+// NAME-1.jsonl… in dir, replacing nothing, and returns its path.
+func placeImport(tmp, dir, name, stem string) (string, error) {
 	for i := 0; i < maxImportNames; i++ {
 		n := name
 		if i > 0 {
 			n = stem + "-" + strconv.Itoa(i) + ".jsonl"
 		}
 		dest := filepath.Join(dir, n)
-		err := rename.NoReplace(tmp.Name(), dest)
+		err := rename.NoReplace(tmp, dest)
 		if err == nil {
-			moved = true
 			return dest, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -154,7 +178,7 @@ func importAs(store string, flat bool, project, name, stem string, data []byte, 
 // is in the store already (ErrDuplicate). pi's /import takes such a file
 // (its /export of a branch keeps the session's id), but two files with one
 // id make `pi --session ID` open either, and by-id/ name one of them;
-// forking the session (its fork file) keeps a copy under a new id. The
+// forking the session (pi's /fork) keeps a copy under a new id. The
 // first import reads the headers of the whole store, as by-id/ does.
 func (x *Index) Import(flat bool, project, name string, data []byte) (string, error) {
 	stem, h, err := checkImport(project, name, data)

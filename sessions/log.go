@@ -61,6 +61,10 @@ type Log struct {
 	rawByID map[int]*Entry // seq → entry, for firstKeptEntryIndex (v1 only)
 	// pieces, when set, replaces piecesFor (for tests).
 	pieces func(n int) int
+	// longLine, when set, replaces MaxLine (for tests); skipped counts
+	// the lines of that length or more left out.
+	longLine int64
+	skipped  int
 	// read are the buffers the file was read into, sorted by address
 	// (see FileOffset).
 	read []readBuf
@@ -160,7 +164,7 @@ func (l *Log) Refresh() (reset bool, err error) {
 	size := sig.Size
 	fresh := l.Header == nil && l.seq == 0
 	if !fresh && l.rewritten(f, sig) {
-		*l = Log{Path: l.Path, pieces: l.pieces}
+		*l = Log{Path: l.Path, pieces: l.pieces, longLine: l.longLine}
 		reset = true
 		fresh = true
 	}
@@ -176,24 +180,74 @@ func (l *Log) Refresh() (reset bool, err error) {
 	case l.provisional == provOther:
 		l.seq--
 	case l.provisional != provNone:
-		*l = Log{Path: l.Path, pieces: l.pieces}
+		*l = Log{Path: l.Path, pieces: l.pieces, longLine: l.longLine}
 		reset = true
 	}
 	l.provisional = provNone
-	startConsumed := l.consumed
-	data := make([]byte, size-l.consumed)
-	n, err := f.ReadAt(data, l.consumed)
-	if err != nil && err != io.EOF {
+	// Lines pi cannot read are left out unread: the lines around them are
+	// read and parsed as if they were one after the other.
+	var long []longLine
+	if size-l.consumed >= l.maxLine() {
+		if long, err = findLong(f, l.consumed, size, l.maxLine(), l.sum); err != nil {
+			return reset, err
+		}
+	}
+	for _, ll := range long {
+		if _, err := l.readConsume(f, ll.start, false); err != nil {
+			return reset, err
+		}
+		if l.consumed != ll.start {
+			// The file changed under the read: the next one looks again.
+			l.size = l.consumed
+			l.sig, l.racy = sig, true
+			return reset, nil
+		}
+		if !ll.newline {
+			// It ends the file, and may still grow.
+			l.size, l.pendSum = ll.end, ll.lineSum
+			l.sig, l.racy = sig, racy(sig)
+			return reset, nil
+		}
+		l.consumed, l.sum, l.tail = ll.end, ll.sum, append(l.tail[:0], ll.tail...)
+		l.skipped++
+	}
+	end, err := l.readConsume(f, size, true)
+	if err != nil {
 		return reset, err
 	}
-	data = data[:n]
-	if err := l.consume(data, true); err != nil {
-		return reset, err
-	}
-	l.size = startConsumed + int64(len(data))
+	l.size = end
 	l.sig = sig
 	l.racy = racy(sig)
 	return reset, nil
+}
+
+// maxLine is the length from which a line is skipped (MaxLine).
+func (l *Log) maxLine() int64 {
+	if l.longLine > 0 {
+		return l.longLine
+	}
+	return MaxLine
+}
+
+// Skipped counts the lines too long for pi to read that were left out (a
+// last line without a newline is counted once it has one).
+func (l *Log) Skipped() int { return l.skipped }
+
+// readConsume reads the file from the consumed offset to to, parses it and
+// returns the end of what was read. final: the read ends the file, and a
+// last line without a newline is parsed as pi parses it.
+func (l *Log) readConsume(f *os.File, to int64, final bool) (int64, error) {
+	from := l.consumed
+	data := make([]byte, to-from)
+	n, err := f.ReadAt(data, from)
+	if err != nil && err != io.EOF {
+		return 0, err
+	}
+	data = data[:n]
+	if err := l.consume(data, final); err != nil {
+		return 0, err
+	}
+	return from + int64(n), nil
 }
 
 // racyWindow is how long after a file's last change a read of it cannot

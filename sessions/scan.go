@@ -10,8 +10,8 @@ import (
 )
 
 // Scan reads the session at path once, from start to end, and calls fn with
-// each entry whose line keep lets through, parsed as Open parses it. It
-// keeps nothing: an entry (and its Raw bytes) is valid only during its call,
+// each entry whose line keep lets through, parsed as Open parses it (lines
+// of MaxLine bytes or more skipped unread). It keeps nothing: an entry (and its Raw bytes) is valid only during its call,
 // so a reader that needs a few fields of some lines (the usage reports)
 // reads a large store without holding it in memory. keep sees the raw line
 // and must let through every line the caller could want (a cheap substring
@@ -32,6 +32,17 @@ func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header,
 // the grown file goes on (-1 when it cannot: an older version's file,
 // migrated whole). From an offset, the header is not read again (h nil).
 func ScanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *Entry, complete bool)) (h *Header, end int64, err error) {
+	return scanFrom(path, from, keep, fn, MaxLine)
+}
+
+// scan is Scan, skipping lines of maxLine bytes or more.
+func scan(path string, keep func(line []byte) bool, fn func(e *Entry), maxLine int64) (*Header, error) {
+	h, _, err := scanFrom(path, 0, keep, func(e *Entry, _ bool) { fn(e) }, maxLine)
+	return h, err
+}
+
+// scanFrom is ScanFrom, skipping lines of maxLine bytes or more.
+func scanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *Entry, complete bool), maxLine int64) (h *Header, end int64, err error) {
 	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil, -1, err
@@ -44,23 +55,32 @@ func ScanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *E
 	}
 	r := bufio.NewReaderSize(f, 256<<10)
 	var (
-		seq  int
-		off  = from
-		long []byte // a line longer than the buffer, gathered
+		seq int
+		off = from
 	)
 	end = from
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, line...)
-			continue
-		}
-		if err != nil && err != io.EOF {
+			// A line longer than the buffer: read whole, once, or
+			// skipped unread when pi could not read it either.
+			var next int64
+			if line, next, err = readLong(f, off, maxLine); err != nil {
+				return nil, -1, err
+			}
+			if _, err := f.Seek(next, io.SeekStart); err != nil {
+				return nil, -1, err
+			}
+			r.Reset(f)
+			if line == nil {
+				off, end = next, next
+				continue
+			}
+			if line[len(line)-1] != '\n' {
+				err = io.EOF
+			}
+		} else if err != nil && err != io.EOF {
 			return nil, -1, err
-		}
-		if long != nil {
-			line = append(long, line...)
-			long = long[:0]
 		}
 		at := off
 		off += int64(len(line))
@@ -96,6 +116,26 @@ func ScanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *E
 		return nil, -1, ErrNotSession
 	}
 	return h, end, nil
+}
+
+// readLong reads the line that starts at off whole, its newline included
+// (when it has one), in one buffer of its size, and returns where the next
+// one starts. A line of maxLine bytes or more is not read: line is nil.
+func readLong(f *os.File, off, maxLine int64) (line []byte, next int64, err error) {
+	end, nl, _, err := lineEnd(f, off, maxLine, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !nl && end-off >= maxLine {
+		end, _, err = skipLine(f, end)
+		return nil, end, err
+	}
+	line = make([]byte, end-off)
+	n, err := f.ReadAt(line, off)
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	return line[:n], off + int64(n), nil
 }
 
 // scanMigrated is Scan of a session of an older version.

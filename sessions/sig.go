@@ -18,8 +18,7 @@ type Sig struct {
 func SigOf(fi os.FileInfo) Sig {
 	s := Sig{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.Ino, s.Dev = st.Ino, uint64(st.Dev)
-		s.Ctime = st.Ctim.Nano()
+		s = sigOfStat(st)
 	}
 	return s
 }
@@ -32,8 +31,7 @@ func statSig(path string) (sig Sig, typ uint32, err error) {
 	if err := syscall.Stat(path, &st); err != nil {
 		return Sig{}, 0, err
 	}
-	return Sig{Ino: st.Ino, Dev: uint64(st.Dev), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()},
-		st.Mode & syscall.S_IFMT, nil
+	return sigOfStat(&st), uint32(st.Mode) & syscall.S_IFMT, nil
 }
 
 // Grew tells that the file is the same one, only longer or as long: what

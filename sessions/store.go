@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
+	"sync"
 )
 
 // maxHeaderScan bounds the search for the header, as pi bounds its own
@@ -24,12 +26,18 @@ func ReadHeader(path string) (*Header, error) {
 }
 
 func readHeader(r io.Reader) (*Header, error) {
-	buf := make([]byte, 0, 4096)
-	chunk := make([]byte, 4096)
+	// One buffer, lent by a pool (a store's headers are read when it is
+	// listed), read into directly; it grows only for a long first line.
+	pooled := headerBufs.Get().(*[]byte)
+	defer headerBufs.Put(pooled)
+	buf := (*pooled)[:0]
 	start := 0 // start of the current line in buf
 	for {
-		n, err := r.Read(chunk)
-		buf = append(buf, chunk[:n]...)
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
 		for {
 			nl := bytes.IndexByte(buf[start:], '\n')
 			if nl < 0 {
@@ -53,10 +61,13 @@ func readHeader(r io.Reader) (*Header, error) {
 			return nil, ErrNotSession
 		}
 		// Keep only the unfinished line.
-		buf = append(buf[:0], buf[start:]...)
+		buf = buf[:copy(buf, buf[start:])]
 		start = 0
 	}
 }
+
+// headerBufs lend readHeader its buffer.
+var headerBufs = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
 
 func headerOf(e *Entry) (*Header, error) {
 	h, ok := parseHeader(e.Raw)

@@ -52,51 +52,58 @@ func readTail(f io.ReaderAt, size int64, version float64) (Tail, error) {
 		leafDone = true // ids are assigned on parse
 	}
 	// Read backwards in growing chunks: the last line usually fits in the
-	// first 4 KiB.
+	// first 4 KiB, which a pool lends (the tails of a whole store are read
+	// when it is listed).
 	chunk := int64(4 << 10)
+	pooled := tailBufs.Get().(*[]byte)
+	defer tailBufs.Put(pooled)
 	end := size
 	var carry []byte // the start of a line cut by the previous chunk
 	for end > 0 && size-end < tailScanLimit {
 		start := max(0, end-chunk)
-		buf := make([]byte, end-start, end-start+int64(len(carry)))
+		var buf []byte
+		if n := end - start + int64(len(carry)); n <= int64(cap(*pooled)) {
+			buf = (*pooled)[:end-start]
+		} else {
+			buf = make([]byte, end-start, n)
+		}
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
 			return Tail{}, err
 		}
 		buf = append(buf, carry...)
-		lines := bytes.Split(buf, []byte{'\n'})
-		from := 0
-		if start > 0 {
-			carry = append([]byte(nil), lines[0]...)
-			from = 1
-		} else {
-			carry = nil
-		}
-		first := -1
+		// The file's first value is its header, never an entry, whatever
+		// it holds.
+		header := -1
 		if start == 0 {
-			first = firstValue(lines)
+			header = firstValue(buf)
 		}
-		for i := len(lines) - 1; i >= from; i-- {
-			e, ok := parseLine(lines[i], 0, 0)
-			if !ok || (e.Object && e.Type == schema.TypeSession) {
-				continue
+		// The lines from the last; the first, when cut, goes on with the
+		// next chunk.
+		for hi := len(buf); ; {
+			lo := bytes.LastIndexByte(buf[:hi], '\n') + 1
+			if lo == 0 && start > 0 {
+				carry = append(carry[:0:0], buf[:hi]...)
+				break
 			}
-			if i == first {
-				// The file's first value is its header, never an
-				// entry, whatever it holds.
-				continue
-			}
-			if !leafDone {
-				leafDone, t.LeafKnown = true, true
-				t.Leaf = e.ID
-				if e.Type == schema.TypeCustom {
-					if ct, _ := e.Str("customType"); ct == leafRecordType {
-						t.Leaf = e.ParentID
+			line := buf[lo:hi]
+			hi = lo - 1
+			if e, ok := parseLine(line, 0, 0); ok && !(e.Object && e.Type == schema.TypeSession) && lo != header {
+				if !leafDone {
+					leafDone, t.LeafKnown = true, true
+					t.Leaf = e.ID
+					if e.Type == schema.TypeCustom {
+						if ct, _ := e.Str("customType"); ct == leafRecordType {
+							t.Leaf = e.ParentID
+						}
 					}
 				}
+				if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
+					t.Activity, t.HasActivity = ms, true
+					return t, nil
+				}
 			}
-			if ms := jsjson.DateValue(e.Timestamp); !math.IsNaN(ms) {
-				t.Activity, t.HasActivity = ms, true
-				return t, nil
+			if lo == 0 {
+				break
 			}
 		}
 		end = start
@@ -108,15 +115,26 @@ func readTail(f io.ReaderAt, size int64, version float64) (Tail, error) {
 	return t, nil
 }
 
-// firstValue is the index of the first line that parses (the header).
-func firstValue(lines [][]byte) int {
-	for i, l := range lines {
-		if _, ok := parseLine(l, 0, 0); ok {
-			return i
+// firstValue is where the first line that parses (the header) starts in
+// data, -1 when none does.
+func firstValue(data []byte) int {
+	for lo := 0; lo <= len(data); {
+		hi := bytes.IndexByte(data[lo:], '\n')
+		if hi < 0 {
+			hi = len(data)
+		} else {
+			hi += lo
 		}
+		if _, ok := parseLine(data[lo:hi], 0, 0); ok {
+			return lo
+		}
+		lo = hi + 1
 	}
 	return -1
 }
+
+// tailBufs lend readTail its first chunk.
+var tailBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
 
 // ScanName finds a session's name as pi's /name shows it (the last
 // session_info entry's, trimmed) without parsing the file: only lines that
@@ -206,8 +224,31 @@ func scanName(path string, from nameScan) (nameScan, error) {
 			return nameScan{complete: name, upTo: off, name: last}, nil
 		}
 		if have == len(buf) {
-			// One line longer than the buffer: make room for the rest.
-			buf = append(buf, make([]byte, len(buf))...)
+			// One line longer than the buffer. Only one with "_info" can
+			// name the session: that one is read whole, in a buffer of its
+			// size, any other is skipped unread, as is one too long for pi.
+			end, nl, has, err := lineEnd(f, off, MaxLine, infoSuffix)
+			if err != nil {
+				return from, err
+			}
+			if !nl && end-off >= MaxLine {
+				if end, nl, err = skipLine(f, end); err != nil {
+					return from, err
+				}
+				has = false
+			}
+			last := name
+			if has {
+				line := make([]byte, end-off)
+				if _, err := f.ReadAt(line, off); err != nil && err != io.EOF {
+					return from, err
+				}
+				last = take(bytes.TrimSuffix(line, []byte{'\n'}), name)
+			}
+			if !nl {
+				return nameScan{complete: name, upTo: off, name: last}, nil
+			}
+			name, off, have = last, end, 0
 		}
 	}
 }

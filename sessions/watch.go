@@ -15,7 +15,7 @@ import (
 type WatchOptions struct {
 	// Poll makes the watcher poll the store at this interval, for changes
 	// made where no change events come from (other machines writing to a
-	// network file system); the kernel's change events (inotify) are
+	// network file system); the kernel's change events (inotify, kqueue) are
 	// still taken for the changes made on this machine, unless NoEvents.
 	// When 0, change events alone are used where the store's file system
 	// gives them, and polling every DefaultPoll elsewhere (network and FUSE
@@ -85,9 +85,9 @@ func (w *Watcher) Mode() string {
 	}
 	switch {
 	case w.w != nil && w.poll > 0:
-		return "change events (inotify) and " + poll
+		return "change events (" + eventsKind + ") and " + poll
 	case w.w != nil:
-		return "change events (inotify)"
+		return "change events (" + eventsKind + ")"
 	}
 	return poll
 }
@@ -215,26 +215,13 @@ func (w *Watcher) deliver(changes []Change) {
 	}
 }
 
-// File system types whose remote changes raise no inotify events here.
-var noEvents = map[int64]bool{
-	0x6969:     true, // NFS
-	0x517B:     true, // SMB
-	0xFF534D42: true, // CIFS
-	0xFE534D42: true, // SMB2
-	0x65735546: true, // FUSE (sshfs, rclone…)
-	0x01021997: true, // 9p
-	0x00C36400: true, // Ceph
-	0x47504653: true, // GPFS
-	0x0BD00BD0: true, // Lustre
-}
-
 // eventsWork tells whether change events can be trusted for dir (or, while
 // it does not exist, the nearest folder above it).
 func eventsWork(dir string) bool {
 	for d := dir; ; d = filepath.Dir(d) {
 		var st syscall.Statfs_t
 		if err := syscall.Statfs(d, &st); err == nil {
-			return !noEvents[int64(st.Type)]
+			return hasEvents(&st)
 		}
 		if filepath.Dir(d) == d {
 			return true

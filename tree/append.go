@@ -12,7 +12,9 @@ import (
 
 // pi's append schema: what one line of entries to append, a name to set or
 // an entry to move the leaf to means, and the refusal that says what is
-// wrong with it and what to write instead.
+// wrong with it and what to write instead. Text that is not valid UTF-8 is
+// taken as pi would read it: each invalid sequence is U+FFFD
+// (jsjson.ValidText), so that every line written is valid JSON.
 
 // Refusal is a refused line: the sentence that says why and what to do
 // instead, and the error (ErrInvalid, ErrNotFound, or one
@@ -83,7 +85,7 @@ func (b *Builder) NameLine(line []byte) error {
 // names a parent (see Tree.Up), of an entry of the session or of this batch:
 // pi's "select a user message" is its id and "^".
 func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool)) error {
-	ref := string(line)
+	ref := jsjson.ValidText(string(line))
 	if strings.TrimSpace(ref) == "" {
 		_, err := b.MoveLeaf("")
 		return err

@@ -226,7 +226,7 @@ func compareWithPi(t *testing.T, path string, skip map[string]string) {
 	fi, _ := os.Stat(path)
 	if pi.Info != nil {
 		s := tr.Summary(fi.ModTime())
-		got := oracle.Info{ID: s.ID, Cwd: s.Cwd, MessageCount: s.MessageCount, FirstMessage: s.FirstMessage}
+		got := oracle.Info{ID: s.ID, Cwd: s.Cwd, MessageCount: s.MessageCount, FirstMessage: s.FirstMessage()}
 		if s.Name != "" {
 			got.Name = &s.Name
 		}

@@ -19,8 +19,32 @@ type Summary struct {
 	Created       float64
 	Modified      float64 // ms since the epoch: last activity, else header time, else file mtime
 	MessageCount  int
-	FirstMessage  string
+	// FirstContent is the content of the first user message that has
+	// text (pi's firstMessage is its text, see TextContent); nil when no
+	// message has any.
+	FirstContent []byte
 }
+
+// FirstMessage is pi's firstMessage: the text of the first user message
+// that has any, "(no messages)" when none has.
+func (s Summary) FirstMessage() string {
+	if s.FirstContent == nil {
+		return noMessages
+	}
+	return TextContent(s.FirstContent)
+}
+
+// AppendFirstMessage appends FirstMessage as JSON.stringify writes it,
+// straight from the message's raw content: the text is never held
+// decoded, so that a huge first message is copied once, into dst.
+func (s Summary) AppendFirstMessage(dst []byte) []byte {
+	if s.FirstContent == nil {
+		return jsjson.Quote(dst, noMessages)
+	}
+	return AppendTextContentJSON(dst, s.FirstContent)
+}
+
+const noMessages = "(no messages)"
 
 // Summary computes pi's session-list fields. mtime is the file's
 // modification time, used when nothing else dates the session.
@@ -59,8 +83,8 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 				last = math.Max(last, at)
 			}
 		}
-		if s.FirstMessage == "" && e.Role == schema.RoleUser {
-			s.FirstMessage = TextContent(e.MsgContent)
+		if s.FirstContent == nil && e.Role == schema.RoleUser && textNotEmpty(e.MsgContent) {
+			s.FirstContent = e.MsgContent
 		}
 	}
 	switch {
@@ -71,39 +95,95 @@ func (t *Tree) Summary(mtime time.Time) Summary {
 	default:
 		s.Modified = float64(mtime.UnixMilli())
 	}
-	if s.FirstMessage == "" {
-		s.FirstMessage = "(no messages)"
-	}
 	return s
 }
 
 // TextContent is pi's extractTextContent: a string as it is, or the text
 // blocks of an array joined by spaces.
 func TextContent(content []byte) string {
-	switch jsjson.KindOf(content) {
-	case jsjson.String:
+	if jsjson.KindOf(content) == jsjson.String {
 		s, _ := jsjson.Unquote(content)
 		return s
+	}
+	var parts []string
+	textParts(content, func(v []byte) {
+		switch jsjson.KindOf(v) {
+		case jsjson.String:
+			s, _ := jsjson.Unquote(v)
+			parts = append(parts, s)
+		case jsjson.Invalid, jsjson.Null:
+			parts = append(parts, "")
+		default:
+			parts = append(parts, string(v))
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+// textParts calls fn with the raw value of each part TextContent joins: the
+// string itself, or the text of each text block.
+func textParts(content []byte, fn func(text []byte)) {
+	switch jsjson.KindOf(content) {
+	case jsjson.String:
+		fn(content)
 	case jsjson.Array:
-		var parts []string
 		jsjson.Elements(content, func(b []byte) bool {
 			if typ, _ := jsjson.Str(b, "type"); typ == schema.BlockText {
-				text := jsjson.Get(b, "text")
-				switch jsjson.KindOf(text) {
-				case jsjson.String:
-					s, _ := jsjson.Unquote(text)
-					parts = append(parts, s)
-				case jsjson.Invalid, jsjson.Null:
-					parts = append(parts, "")
-				default:
-					parts = append(parts, string(text))
-				}
+				fn(jsjson.Get(b, "text"))
 			}
 			return true
 		})
-		return strings.Join(parts, " ")
 	}
-	return ""
+}
+
+// textNotEmpty tells whether TextContent(content) is not empty, without
+// building it.
+func textNotEmpty(content []byte) bool {
+	parts, text := 0, false
+	textParts(content, func(v []byte) {
+		parts++
+		switch jsjson.KindOf(v) {
+		case jsjson.String:
+			text = text || len(v) > 2
+		case jsjson.Invalid, jsjson.Null:
+		default:
+			text = true
+		}
+	})
+	return text || parts > 1
+}
+
+// AppendTextContentJSON appends TextContent(content) as JSON.stringify
+// writes it, without holding the text decoded: each part is re-spelled
+// from its raw bytes straight into dst.
+func AppendTextContentJSON(dst, content []byte) []byte {
+	if jsjson.KindOf(content) == jsjson.String {
+		return jsjson.AppendCanonical(dst, content)
+	}
+	dst = append(dst, '"')
+	first := true
+	textParts(content, func(v []byte) {
+		if !first {
+			dst = append(dst, ' ')
+		}
+		first = false
+		var q []byte
+		switch jsjson.KindOf(v) {
+		case jsjson.String:
+			start := len(dst)
+			dst = jsjson.AppendCanonical(dst, v)
+			// Drop the quotes of the part: it is inside the joined string.
+			copy(dst[start:], dst[start+1:len(dst)-1])
+			dst = dst[:len(dst)-2]
+			return
+		case jsjson.Invalid, jsjson.Null:
+			return
+		default:
+			q = jsjson.Quote(nil, string(v))
+		}
+		dst = append(dst, q[1:len(q)-1]...)
+	})
+	return append(dst, '"')
 }
 
 // Usage is the token and cost totals pi's /session shows: over every entry

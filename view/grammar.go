@@ -53,7 +53,7 @@ func parseForkLine(line []byte) (forkRequest, error) {
 			return r, err
 		}
 	default:
-		r.From = string(line)
+		r.From = jsjson.ValidText(string(line))
 	}
 	if r.Cwd != "" {
 		var err error
@@ -102,7 +102,7 @@ func parseNewLine(line []byte, inProject bool) (sessionOptions, error) {
 	case len(v) == 0:
 		return so, refuse(ErrInvalid, `empty line; write %s`, usage)
 	default:
-		so.Cwd = string(v)
+		so.Cwd = jsjson.ValidText(string(v))
 	}
 	cwd, err := checkCwd(so.Cwd)
 	if err != nil {

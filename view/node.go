@@ -171,6 +171,9 @@ func (v *View) Attr(n Node, o *Owner) (Attr, error) {
 	switch n := n.(type) {
 	case Folder:
 		a.Mode = syscall.S_IFDIR | 0o555
+		if _, ok := n.(symlinker); ok && !v.opts.ReadOnly {
+			a.Mode |= 0o200 // labels/ takes ln -s and rm
+		}
 		a.Mtime, err = n.mtime()
 	case Link:
 		var t string
@@ -194,7 +197,11 @@ func (v *View) Attr(n Node, o *Owner) (Attr, error) {
 	if err != nil {
 		return Attr{}, err
 	}
-	return v.own(n, a, o), nil
+	a = v.own(n, a, o)
+	if f, ok := n.(Folder); ok {
+		v.changeable(f, &a, o)
+	}
+	return a, nil
 }
 
 // KnownAttr is Attr for a costly file whose size was counted already, and
@@ -254,7 +261,7 @@ func (v *View) perm(f File) uint32 {
 // Writable tells whether f takes writes.
 func (v *View) Writable(f File) bool {
 	_, ok := f.(writable)
-	return ok && !v.opts.ReadOnly
+	return ok && !v.opts.ReadOnly && !inTrash(f)
 }
 
 // Content is a file's whole content.

@@ -110,8 +110,15 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 					add(Forget, byIDName, names.Encode(f.Header.ID))
 				}
 			}
+			if c.New != nil && c.New.Header != nil {
+				out = append(out, prefixNotices(c.New.Header.ID)...)
+			}
 			touch(byIDName)
 			add(Refresh, byCwdName)
+			// A session trashed or restored, by pifs or by trash-put
+			// and trash-restore, leaves or joins trash/.
+			add(Refresh, trashName)
+			out = append(out, v.lineageNotices(c.Old, c.New)...)
 		}
 		touch()
 	}
@@ -146,8 +153,8 @@ func (v *View) Wake() { v.st.out.wake() }
 // store (a node per name the kernel looked up) follows its cache, not
 // everything the walk passed. done says it was told.
 func (v *View) Take() (notices []Notice, done func()) {
-	changes, evicted, done := v.st.out.take()
-	notices = v.Notices(changes)
+	changes, evicted, own, done := v.st.out.take()
+	notices = append(v.Notices(changes), own...)
 	for _, k := range evicted {
 		if v.st.isParsed(k) {
 			continue // parsed again since: in use

@@ -16,6 +16,7 @@ type outbox struct {
 	mu      sync.Mutex
 	changes []sessions.Change
 	evicted []sessionKey
+	notices []Notice // what pifs changed that no Change says
 	// queued counts what was put, delivered what was delivered of it;
 	// tick is closed, and replaced, at each delivery.
 	queued, delivered uint64
@@ -41,6 +42,16 @@ func (o *outbox) put(changes []sessions.Change, evicted ...sessionKey) {
 	o.wake()
 }
 
+// putNotices adds notices of what pifs changed that the index's changes do
+// not say (a name the kernel moved in a rename).
+func (o *outbox) putNotices(ns ...Notice) {
+	o.mu.Lock()
+	o.notices = append(o.notices, ns...)
+	o.queued++
+	o.mu.Unlock()
+	o.wake()
+}
+
 // wake tells the delivering goroutine that there is work.
 func (o *outbox) wake() {
 	select {
@@ -50,12 +61,12 @@ func (o *outbox) wake() {
 }
 
 // take empties the outbox; done says it was delivered.
-func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, done func()) {
+func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, notices []Notice, done func()) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	changes, evicted, seq := o.changes, o.evicted, o.queued
-	o.changes, o.evicted = nil, nil
-	return changes, evicted, func() {
+	changes, evicted, notices, seq := o.changes, o.evicted, o.notices, o.queued
+	o.changes, o.evicted, o.notices = nil, nil, nil
+	return changes, evicted, notices, func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.delivered = max(o.delivered, seq)

@@ -52,6 +52,9 @@ func (v *View) Create(f Folder, name string, c Caller) error {
 // Symlink makes a symlink name -> target in f, where f takes one.
 func (v *View) Symlink(f Folder, target, name string, c Caller) (Child, error) {
 	if s, ok := f.(symlinker); ok {
+		if inTrash(f) {
+			return Child{}, v.refuseTrashed(f, labelsName+"/"+name)
+		}
 		return s.symlink(target, name, c)
 	}
 	return Child{}, ErrReadOnly
@@ -62,6 +65,9 @@ func (v *View) Symlink(f Folder, target, name string, c Caller) (Child, error) {
 // whole folder (rm -rf) clears no label on its way.
 func (v *View) Unlink(f Folder, name string, c Caller) error {
 	if u, ok := f.(unlinker); ok {
+		if inTrash(f) {
+			return v.refuseTrashed(f, labelsName+"/"+name)
+		}
 		return u.unlink(name, c)
 	}
 	v.refuseRemoval(f, c)
@@ -71,12 +77,21 @@ func (v *View) Unlink(f Folder, name string, c Caller) error {
 // Rmdir refuses to remove a folder (see Unlink).
 func (v *View) Rmdir(f Folder, name string, c Caller) error {
 	v.refuseRemoval(f, c)
+	if d, ok := f.(*projectDir); ok {
+		if _, err := v.st.meta(d.project, name); err == nil {
+			// rm -r ends here, after every file inside was refused.
+			sessionRef{v, d.project, name}.refused(refuse(ErrReadOnly, "rm %s/%s: a session is never removed through the mount; to delete it, move it to the trash: mv MOUNT/%s/%s MOUNT/trash/ (mv MOUNT/trash/%s MOUNT/%s/ restores it)", d.project, name, d.project, name, name, d.project))
+		}
+	}
 	return ErrReadOnly
 }
 
 func (v *View) refuseRemoval(f Folder, c Caller) {
 	if p, ok := f.(sessionPart); ok {
-		v.removals.refused(c, p.session())
+		if s := p.session(); v.removals.refused(c, s) && s.project != trashName {
+			// Once per removal (rm -r): how a session is deleted.
+			s.refused(refuse(ErrReadOnly, "rm: a session is never removed through the mount; to delete it, move it to the trash: mv MOUNT/%s/%s MOUNT/trash/ (mv MOUNT/trash/%s MOUNT/%s/ restores it)", s.project, s.name, s.name, s.project))
+		}
 	}
 }
 
@@ -94,11 +109,12 @@ type removal struct {
 	at      time.Time
 }
 
-// refused remembers that c was refused removing something of s. A caller
-// without a process (pid 0) is not remembered.
-func (rs *removals) refused(c Caller, s sessionRef) {
+// refused remembers that c was refused removing something of s, and tells
+// whether that is the first refusal of this removal. A caller without a
+// process (pid 0) is not remembered.
+func (rs *removals) refused(c Caller, s sessionRef) bool {
 	if c.Pid == 0 {
-		return
+		return false
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -111,7 +127,10 @@ func (rs *removals) refused(c Caller, s sessionRef) {
 			delete(rs.last, p)
 		}
 	}
-	rs.last[c.Pid] = removal{s.project + "/" + s.name, now}
+	key := s.project + "/" + s.name
+	first := rs.last[c.Pid].session != key
+	rs.last[c.Pid] = removal{key, now}
+	return first
 }
 
 // removing tells whether the caller is removing the session wholesale.

@@ -22,8 +22,8 @@ const (
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
-	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true}
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true}
 )
 
 // dirMtime is a store folder's mtime. A store that is not there (not
@@ -45,7 +45,7 @@ type rootDir struct{ inRoot }
 func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
 
 func (s *rootDir) list() ([]Child, error) {
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage()}
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash()}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -67,6 +67,8 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return s.latest()
 	case usageName:
 		return s.usage(), nil
+	case trashName:
+		return s.trash(), nil
 	}
 	if !s.v.st.hasProject(name) {
 		return Child{}, ErrNotFound
@@ -76,6 +78,10 @@ func (s *rootDir) lookup(name string) (Child, error) {
 
 func (s *rootDir) byID() Child {
 	return Child{byIDName, syscall.S_IFDIR, names.Ino(byIDName), func() Node { return newByIDDir(s.v) }}
+}
+
+func (s *rootDir) trash() Child {
+	return Child{trashName, syscall.S_IFDIR, names.Ino(trashName), func() Node { return newTrashDir(s.v) }}
 }
 
 func (s *rootDir) byCwd() Child {
@@ -120,7 +126,7 @@ func (d *projectDir) list() ([]Child, error) {
 	}
 	d.v.ahead.listing(d.project, time.Now())
 	out := make([]Child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName())
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors())
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -142,6 +148,8 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return d.usage(), nil
 	case byNameName:
 		return d.byName(), nil
+	case errorsName:
+		return d.errors(), nil
 	}
 	if _, err := d.v.st.meta(d.project, name); err != nil {
 		return Child{}, err
@@ -158,7 +166,7 @@ func (d *projectDir) usage() Child {
 }
 
 func (d *projectDir) latest() (Child, error) {
-	f, ok := d.v.st.latest(d.project)
+	f, ok := d.v.st.latest(d.project, nil)
 	if !ok {
 		return Child{}, ErrNotFound
 	}
@@ -179,16 +187,19 @@ func (d *projectDir) session(name string) Child {
 
 // cwdFile holds a project's working directory: the cwd of its newest
 // session that names one (empty when none does).
-type cwdFile struct{ inProject }
+type cwdFile struct {
+	inProject
+	sees *sight // nil: everything
+}
 
-func newCwdFile(v *View, project string) *cwdFile { return &cwdFile{inProject{v, project}} }
+func newCwdFile(v *View, project string) *cwdFile { return &cwdFile{inProject: inProject{v, project}} }
 
 func (f *cwdFile) content() ([]byte, time.Time, error) {
 	mt, err := f.v.st.projectMtime(f.project)
 	if err != nil {
 		return nil, mt, err
 	}
-	cwd, err := f.v.st.projectCwd(f.project)
+	cwd, err := f.v.st.projectCwd(f.project, f.sees)
 	if err != nil || cwd == "" {
 		return nil, mt, err
 	}
@@ -248,10 +259,10 @@ func (d *byIDDir) lookup(name string) (Child, error) {
 	if !ok {
 		return Child{}, ErrNotFound
 	}
-	if _, found := d.v.st.sessionByID(id); !found || names.Encode(id) != name {
-		return Child{}, ErrNotFound
+	if _, found := d.v.st.sessionByID(id); found && names.Encode(id) == name {
+		return d.link(id), nil
 	}
-	return d.link(id), nil
+	return d.prefix(name, id)
 }
 
 func (d *byIDDir) link(id string) Child {
@@ -279,13 +290,16 @@ func (l *byIDLink) target() (string, time.Time, error) {
 // latestLink is latest: the session whose file changed last, at the root
 // or in a project.
 type latestLink struct {
-	inProject // "" at the root
+	inProject        // "" at the root
+	sees      *sight // nil: everything
 }
 
-func newLatestLink(v *View, project string) *latestLink { return &latestLink{inProject{v, project}} }
+func newLatestLink(v *View, project string) *latestLink {
+	return &latestLink{inProject: inProject{v, project}}
+}
 
 func (l *latestLink) target() (string, time.Time, error) {
-	f, ok := l.v.st.latest(l.project)
+	f, ok := l.v.st.latest(l.project, l.sees)
 	if !ok {
 		return "", time.Time{}, ErrNotFound
 	}

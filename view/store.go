@@ -48,6 +48,7 @@ type store struct {
 	byNameCache map[string]*byName
 	usage       usageCache
 	plans       *plans
+	trash       *trashState
 }
 
 // newStore keeps what it caches within three quarters of the budget: the
@@ -58,7 +59,7 @@ func newStore(dir string, budget int64) *store {
 		budget = 1 << 20
 	}
 	return &store{x: sessions.NewIndex(dir), budget: budget, lru: list.New(), parsed: map[string]*list.Element{},
-		out: newOutbox(), plans: newPlans(budget / 16)}
+		out: newOutbox(), plans: newPlans(budget / 16), trash: &trashState{dir: dir}}
 }
 
 // update looks again at a path of the store that pifs itself changed (or
@@ -125,6 +126,9 @@ func (st *store) sessionFiles(project string) ([]*sessions.File, error) {
 
 // meta returns the index's current version of a session file.
 func (st *store) meta(project, name string) (*sessions.File, error) {
+	if project == trashName {
+		return st.trashedMeta(name)
+	}
 	if !validProject(project) || !validSessionName(name) {
 		return nil, ErrNotFound
 	}
@@ -156,13 +160,13 @@ func msTime(ms float64) time.Time {
 
 // projectCwd is a project's working directory: the cwd of its newest
 // session that names one ("" when none does).
-func (st *store) projectCwd(project string) (string, error) {
+func (st *store) projectCwd(project string, s *sight) (string, error) {
 	files, err := st.sessionFiles(project)
 	if err != nil {
 		return "", err
 	}
 	for i := len(files) - 1; i >= 0; i-- {
-		if files[i].Header.Cwd != "" {
+		if files[i].Header.Cwd != "" && (s == nil || s.sees(files[i])) {
 			return files[i].Header.Cwd, nil
 		}
 	}
@@ -410,7 +414,7 @@ func (st *store) projectMtime(project string) (time.Time, error) {
 
 // latest is the session whose file changed last, in a project or ("") in
 // the whole store.
-func (st *store) latest(project string) (*sessions.File, bool) {
+func (st *store) latest(project string, s *sight) (*sessions.File, bool) {
 	var files []*sessions.File
 	if project == "" {
 		files = st.x.All()
@@ -422,7 +426,7 @@ func (st *store) latest(project string) (*sessions.File, bool) {
 	}
 	var best *sessions.File
 	for _, f := range files {
-		if !validProject(f.Project) || !validSessionName(f.Name) {
+		if !validProject(f.Project) || !validSessionName(f.Name) || (s != nil && !s.sees(f)) {
 			continue
 		}
 		if best == nil || f.Sig.Mtime > best.Sig.Mtime || (f.Sig.Mtime == best.Sig.Mtime && f.Project+"/"+f.Name > best.Project+"/"+best.Name) {

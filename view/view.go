@@ -28,6 +28,10 @@ type Options struct {
 	// writes every session at the top (else one folder per cwd).
 	Flat     bool
 	ReadOnly bool
+	// Shared tells that users other than the mount's may enter it
+	// (--allow-other): what each is shown of the store's sessions is
+	// then what they may read (see sightOf).
+	Shared bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings.
 	CacheBytes int64
@@ -41,6 +45,9 @@ type Options struct {
 	// WalkHold how long a lookup of a name listed alone turns attributes
 	// back on (see walkGuess); zero for 1 s and 5 s.
 	WalkGap, WalkHold time.Duration
+	// Home is the user's home directory, which pi's /tree writes as "~"
+	// in the paths of tool calls (tree.txt); "" for none.
+	Home string
 }
 
 // View is what a mount of one store shows.
@@ -58,12 +65,19 @@ type View struct {
 	// listings and lookups count the folders listed and the names looked
 	// up (see Stats).
 	listings, lookups atomic.Int64
+	// sights are what each caller sees; sighted counts the sights worked
+	// out (see Stats).
+	sights  sights
+	sighted atomic.Int64
 }
 
 // New makes the view of a mount of o.SessionsDir.
 func New(o Options) *View {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
 	}
 	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
@@ -102,6 +116,9 @@ type Stats struct {
 	// the times a session was not made ahead for want of room in the
 	// budget.
 	AheadMade, AheadUnread, AheadGaveUp int64
+	// Sights is how many times what a caller sees of the store was
+	// worked out (once per identity and version of the index).
+	Sights int64
 }
 
 // Stats returns the view's counts.
@@ -119,5 +136,6 @@ func (v *View) Stats() Stats {
 		AheadMade:   v.st.counts.made.Load(),
 		AheadUnread: v.st.counts.unread.Load(),
 		AheadGaveUp: v.ahead.gaveUp.Load(),
+		Sights:      v.sighted.Load(),
 	}
 }

@@ -9,10 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/pifs/pifs/mount"
@@ -41,6 +39,7 @@ func serve(cfg config, ready *os.File) int {
 		logger = newLogger(f, cfg, true)
 	}
 	cfg.mount.Logger = logger
+	raiseFileLimit(logger)
 	// Signals that come while mounting are handled once mounted.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
@@ -49,23 +48,8 @@ func serve(cfg config, ready *os.File) int {
 			return fail(ready, logFile, exitError, err)
 		}
 	}
-	// The Go heap is kept near the cache's budget: what is cached is
-	// counted in bytes, and the collector returns the rest. Parsing a
-	// session takes about one and a half times its size while it is read,
-	// so the limit grows with the largest session parsed; the rest of the
-	// 64 MiB over the budget is for what is not heap (stacks, the runtime).
-	base := cfg.cacheBytes + 40<<20
-	debug.SetMemoryLimit(base)
+	cfg.mount.Parsed = newMemory(cfg.cacheBytes).parsed
 	spareProc()
-	var largest atomic.Int64
-	cfg.mount.Parsed = func(size int64) {
-		for l := largest.Load(); size > l; l = largest.Load() {
-			if largest.CompareAndSwap(l, size) {
-				debug.SetMemoryLimit(base + size + size/2)
-				return
-			}
-		}
-	}
 	m, err := mount.Mount(cfg.mountpoint, cfg.mount)
 	if err != nil {
 		return fail(ready, logFile, exitCode(err), err)
@@ -99,7 +83,7 @@ func serve(cfg config, ready *os.File) int {
 		os.Chdir("/") // keep no directory busy
 		// Later output, panics included, goes to the log, and the parent
 		// sees the end of what it copies from our stderr.
-		syscall.Dup3(int(logFile.Fd()), 2, 0)
+		dupTo(int(logFile.Fd()), 2)
 		fmt.Fprintf(ready, "ok\t%s\n", line)
 		ready.Close()
 	} else if logFile != nil {

@@ -358,44 +358,48 @@ func (o *Builder) Bytes() []byte {
 	return append(o.buf, '}')
 }
 
-// requote re-spells a raw string as JSON.stringify would. It differs from
-// Quote(Unquote(v)) only for lone surrogates, which JavaScript strings can
-// hold and JSON.stringify writes as lowercase \u escapes.
+// requote re-spells a raw string as JSON.stringify would, in one pass
+// that holds nothing but dst: it is Quote(Unquote(v)), except for lone
+// surrogates, which JavaScript strings can hold and JSON.stringify writes
+// as lowercase \u escapes. Runs without escapes are copied as they are
+// (invalid UTF-8 replaced as Unquote replaces it).
 func requote(dst, raw []byte) []byte {
-	if !bytes.Contains(raw, []byte(`\u`)) {
-		s, _ := Unquote(raw)
-		return Quote(dst, s)
-	}
-	dst = append(dst, '"')
 	body := raw[1 : len(raw)-1]
-	for i := 0; i < len(body); {
-		if body[i] == '\\' && body[i+1] == 'u' {
-			switch r, n, _ := escapeU(body, i); {
+	dst = append(dst, '"')
+	for len(body) > 0 {
+		k := bytes.IndexByte(body, '\\')
+		if k < 0 {
+			dst = AppendValidText(dst, body)
+			break
+		}
+		dst = AppendValidText(dst, body[:k])
+		body = body[k:]
+		n := 2
+		switch c := body[1]; c {
+		case '/':
+			dst = append(dst, '/')
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			dst = append(dst, '\\', c)
+		case 'u':
+			r, _ := hex4(body, 2)
+			n = 6
+			switch {
 			case utf16.IsSurrogate(r):
+				if r < 0xDC00 && len(body) >= 12 && body[6] == '\\' && body[7] == 'u' {
+					if r2, ok := hex4(body, 8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+						dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
+						n = 12
+						break
+					}
+				}
 				dst = append(dst, fmt.Sprintf("\\u%04x", r)...)
-				i += n
-				continue
-			case n == 12:
+			case r < 0x20 || r == '"' || r == '\\':
+				dst = appendEscape(dst, byte(r))
+			default:
 				dst = utf8.AppendRune(dst, r)
-				i += n
-				continue
 			}
 		}
-		// Re-spell everything up to the next \u escape with Quote.
-		j := i + 1
-		if body[i] == '\\' {
-			j = i + 2
-			if body[i+1] == 'u' {
-				j = i + 6
-			}
-		}
-		for j < len(body) && body[j] != '\\' {
-			j++
-		}
-		s, _ := Unquote(append(append([]byte{'"'}, body[i:j]...), '"'))
-		q := Quote(nil, s)
-		dst = append(dst, q[1:len(q)-1]...)
-		i = j
+		body = body[n:]
 	}
 	return append(dst, '"')
 }

@@ -9,9 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// Unquote decodes a raw JSON string (with its quotes). Lone surrogates and
-// invalid UTF-8 become U+FFFD, as they do when JavaScript text is written out
-// as UTF-8.
+// Unquote decodes a raw JSON string (with its quotes). Lone surrogates
+// become U+FFFD, as they do when JavaScript text is written out as UTF-8,
+// and so does each invalid UTF-8 sequence, as JavaScript reads the bytes
+// (see invalidLen).
 func Unquote(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", ErrSyntax
@@ -43,15 +44,7 @@ func appendUnquoted(dst, body []byte) (_ []byte, ok bool) {
 		if k >= 0 {
 			seg = body[:k]
 		}
-		if utf8.Valid(seg) {
-			dst = append(dst, seg...)
-		} else {
-			for len(seg) > 0 {
-				r, n := utf8.DecodeRune(seg)
-				dst = utf8.AppendRune(dst, r)
-				seg = seg[n:]
-			}
-		}
+		dst = AppendValidText(dst, seg) // each invalid sequence one U+FFFD, as pi's decoder
 		if k < 0 {
 			break
 		}
@@ -124,38 +117,58 @@ func hex4(b []byte, i int) (rune, bool) {
 
 // Quote writes s as JSON.stringify does: only '"', '\\' and control
 // characters are escaped, with the short escapes where JavaScript has them.
+// Bytes of s that are not valid UTF-8 are written as the JavaScript string
+// read from them holds them: each invalid sequence as one U+FFFD (see
+// invalidLen), so that the result is always valid UTF-8 and valid JSON.
 func Quote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	valid := utf8.ValidString(s)
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf && !valid {
+			if r, n := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || n != 1 {
+				i += n - 1
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, replacement...)
+			i += invalidLen(s[i:]) - 1
+			start = i + 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			const hexd = "0123456789abcdef"
-			dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
-		}
+		dst = appendEscape(append(dst, s[start:i]...), c)
 		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendEscape writes the escape JSON.stringify writes for c, one of '"',
+// '\\' and the control characters: the short form where JavaScript has
+// one, else \u00XX.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	const hexd = "0123456789abcdef"
+	return append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
 }
 
 // FormatNumber formats f as JavaScript's Number.prototype.toString does;

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // NoReplace renames src to dst unless dst exists; then it changes nothing
@@ -18,7 +16,7 @@ import (
 // exists, and src's name is taken away after: the file keeps a name at
 // every moment, and its bytes are never copied.
 func NoReplace(src, dst string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, src, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
+	err := renameNoReplace(src, dst)
 	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.ENOTSUP) {
 		if err := os.Link(src, dst); err != nil {
 			return err

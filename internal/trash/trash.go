@@ -311,15 +311,7 @@ func createInfo(path string, content []byte) (bool, error) {
 // info that cannot be read or parsed is skipped, and so is an item whose
 // file is no longer in files/.
 func (t *Trash) List(under string) ([]Item, error) {
-	abs, err := filepath.Abs(under)
-	if err != nil {
-		return nil, err
-	}
-	real, err := realPath(abs)
-	if err != nil {
-		return nil, err
-	}
-	dirs, err := t.dirsFor(real)
+	abs, real, dirs, err := t.dirsUnder(under)
 	if err != nil {
 		return nil, err
 	}

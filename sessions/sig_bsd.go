@@ -1,0 +1,10 @@
+//go:build darwin || freebsd
+
+package sessions
+
+import "syscall"
+
+// sigOfStat is the signature in a stat(2) result.
+func sigOfStat(st *syscall.Stat_t) Sig {
+	return Sig{Ino: st.Ino, Dev: uint64(st.Dev), Size: st.Size, Mtime: st.Mtimespec.Nano(), Ctime: st.Ctimespec.Nano()}
+}

@@ -1,0 +1,73 @@
+package view
+
+import (
+	"time"
+
+	"github.com/pifs/pifs/render"
+	"github.com/pifs/pifs/tree"
+)
+
+// The /tree views and prompts.txt of a session folder: tree.txt is pi's
+// /tree with its default filter, tree-<mode>.txt its other four filter
+// modes, each with the file's last entry as the active leaf (pi's
+// getLeafId: after a leaf move by pifs, its record), and prompts.txt the
+// user messages pi's /fork offers. Like context.json they are costly: a
+// listing gives them by name alone until their size is counted, and stat
+// counts a size without keeping the rendering.
+
+// promptsName is prompts.txt.
+const promptsName = "prompts.txt"
+
+// treeViewFile is one filter mode's view, tree.txt or tree-<mode>.txt.
+type treeViewFile struct {
+	inSession
+	filter tree.Filter
+}
+
+func newTreeViewFile(s sessionRef, f tree.Filter) *treeViewFile {
+	return &treeViewFile{inSession{s}, f}
+}
+
+func (f *treeViewFile) key() string { return f.filter.FileName() }
+
+func (f *treeViewFile) make(ss *session) []byte {
+	return render.TreeText(ss.tree, ss.tree.FileLeafID(), f.filter, f.s.v.opts.Home)
+}
+
+func (f *treeViewFile) count(ss *session) int64 {
+	return render.TreeTextSize(ss.tree, ss.tree.FileLeafID(), f.filter, f.s.v.opts.Home)
+}
+
+func (f *treeViewFile) content() ([]byte, time.Time, error) { return f.s.render(f.key(), f.make) }
+
+func (f *treeViewFile) size() (int64, time.Time, error) { return f.s.renderSize(f.key(), f.count) }
+
+func (f *treeViewFile) knownSize() (int64, time.Time, bool) { return f.s.knownSize(f.key(), f.count) }
+
+// promptsFile is prompts.txt.
+type promptsFile struct{ inSession }
+
+func newPromptsFile(s sessionRef) *promptsFile { return &promptsFile{inSession{s}} }
+
+func renderPrompts(ss *session) []byte { return render.Prompts(ss.tree) }
+
+func countPrompts(ss *session) int64 { return render.PromptsSize(ss.tree) }
+
+func (f *promptsFile) content() ([]byte, time.Time, error) {
+	return f.s.render(promptsName, renderPrompts)
+}
+
+func (f *promptsFile) size() (int64, time.Time, error) {
+	return f.s.renderSize(promptsName, countPrompts)
+}
+
+func (f *promptsFile) knownSize() (int64, time.Time, bool) {
+	return f.s.knownSize(promptsName, countPrompts)
+}
+
+var (
+	_ costly = (*treeViewFile)(nil)
+	_ costly = (*promptsFile)(nil)
+	_ sizer  = (*treeViewFile)(nil)
+	_ sizer  = (*promptsFile)(nil)
+)
