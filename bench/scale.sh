@@ -10,7 +10,7 @@
 # dropped for neither. Needs root or FUSE access, fusermount3, node.
 #
 # Usage: bench/scale.sh [--large] [--runs N] [--out FILE.json] [--work DIR]
-#                       [--seed N] [--only 1,2,...] [--floor]
+#                       [--seed N] [--only 1,2,...] [--floor] [--cache-mib N]
 #   default: a small setting that runs in a few minutes;
 #   --large: the stores (2,000 sessions / ~1 GB in 20 projects,
 #            10,000 sessions, a ~100 MB session of 60,000 entries);
@@ -32,7 +32,7 @@ args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--large) args+=(-large); work_default=large ;;
-	--runs | --out | --work | --seed | --only) args+=("-${1#--}" "$2"); shift ;;
+	--runs | --out | --work | --seed | --only | --cache-mib) args+=("-${1#--}" "$2"); shift ;;
 	--floor) floor=1 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;

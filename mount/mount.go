@@ -500,3 +500,7 @@ func (f *FS) Watching() string { return f.watcher.Mode() }
 // Polls tells that the mount polls the store (asked for, or no change
 // events there).
 func (f *FS) Polls() bool { return !f.watcher.Events() }
+
+// NoticeStats count what keeping the kernel's caches in step with the
+// store cost (see nodes.NoticeStats).
+func (f *FS) NoticeStats() nodes.NoticeStats { return f.root.NoticeStats() }

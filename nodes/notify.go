@@ -31,7 +31,7 @@ func (r *Root) Deliver() {
 	r.stale = nil
 	r.staleMu.Unlock()
 	for _, n := range stale {
-		n.NotifyContent(0, 0)
+		r.notifyContent(n)
 	}
 }
 
@@ -51,7 +51,7 @@ func (r *Root) tell(notices []view.Notice) {
 			r.do(r.EmbeddedInode(), "", nt.Do)
 			continue
 		}
-		for _, parent := range held(r.EmbeddedInode(), nt.Path[:len(nt.Path)-1]) {
+		for _, parent := range r.held(r.EmbeddedInode(), nt.Path[:len(nt.Path)-1]) {
 			r.do(parent, nt.Path[len(nt.Path)-1], nt.Do)
 		}
 	}
@@ -59,11 +59,12 @@ func (r *Root) tell(notices []view.Notice) {
 
 // held are the nodes the kernel holds at path below n ("*" for every
 // name).
-func held(n *fs.Inode, path []string) []*fs.Inode {
+func (r *Root) held(n *fs.Inode, path []string) []*fs.Inode {
 	nodes := []*fs.Inode{n}
 	for _, name := range path {
 		var next []*fs.Inode
 		for _, n := range nodes {
+			r.touch()
 			if name == "*" {
 				for _, ch := range n.Children() {
 					next = append(next, ch)
@@ -85,24 +86,28 @@ func (r *Root) do(parent *fs.Inode, name string, what view.Action) {
 	}
 	switch what {
 	case view.Forget:
-		forget(parent, name)
+		r.forget(parent, name)
 	case view.ForgetHeld:
 		if n != nil {
-			forget(parent, name)
+			r.forget(parent, name)
 		}
 	case view.Refresh, view.Reset:
 		if n != nil {
-			invalidate(n, what == view.Reset)
+			r.invalidate(n, what == view.Reset)
+		}
+	case view.Grew:
+		if n != nil {
+			r.grew(n)
 		}
 	case view.Attrs:
 		if n != nil {
-			n.NotifyContent(0, 0)
+			r.notifyContent(n)
 		}
 	case view.Shed:
 		// Only a folder the walk went into: forgetting a name also drops
 		// the parent's kept listing.
 		if n != nil && len(n.Children()) > 0 {
-			parent.NotifyEntry(name)
+			r.notifyEntry(parent, name)
 		}
 	}
 }
@@ -113,8 +118,8 @@ type resolver interface {
 }
 
 // forget drops a name the kernel may hold.
-func forget(parent *fs.Inode, name string) {
-	parent.NotifyEntry(name)
+func (r *Root) forget(parent *fs.Inode, name string) {
+	r.notifyEntry(parent, name)
 	parent.RmChild(name)
 }
 
@@ -122,20 +127,51 @@ func forget(parent *fs.Inode, name string) {
 // attributes and content, and names that no longer resolve. Files whose
 // content never changes keep theirs, unless their session file was
 // rewritten (reset).
-func invalidate(n *fs.Inode, reset bool) {
+func (r *Root) invalidate(n *fs.Inode, reset bool) {
+	r.touch()
 	ops := n.Operations()
 	if f, ok := ops.(*file); !ok || !f.kept || reset {
-		n.NotifyContent(0, 0)
+		r.notifyContent(n)
 	}
 	d, ok := ops.(resolver)
 	if !ok {
 		return
 	}
 	for name, ch := range n.Children() {
-		if ino, ok := d.resolve(name); !ok || ino != ch.StableAttr().Ino {
-			forget(n, name)
+		if !r.resolves(d, name, ch) {
+			r.forget(n, name)
 			continue
 		}
-		invalidate(ch, reset)
+		r.invalidate(ch, reset)
+	}
+}
+
+// resolves tells whether name in d still names ch.
+func (r *Root) resolves(d resolver, name string, ch *fs.Inode) bool {
+	r.touch()
+	ino, ok := d.resolve(name)
+	return ok && ino == ch.StableAttr().Ino
+}
+
+// grew drops what the kernel cached of a session folder whose file grew
+// (view.Grew): as invalidate, but of the folders of one name per entry
+// only their own attributes and listing; the names in them that changed
+// come in notices of their own.
+func (r *Root) grew(n *fs.Inode) {
+	r.touch()
+	r.notifyContent(n)
+	d, ok := n.Operations().(resolver)
+	if !ok {
+		return
+	}
+	for name, ch := range n.Children() {
+		switch {
+		case !r.resolves(d, name, ch):
+			r.forget(n, name)
+		case view.PerEntry(name):
+			r.notifyContent(ch)
+		default:
+			r.invalidate(ch, false)
+		}
 	}
 }

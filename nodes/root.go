@@ -33,6 +33,8 @@ type Root struct {
 
 	// fds are the descriptors of open session.jsonl files.
 	fds rawFds
+
+	counts noticeCounts
 }
 
 var (

@@ -69,6 +69,9 @@ type Tree struct {
 	steps int64
 	// exported holds what exports learnt of each entry (see export.go).
 	exported map[*sessions.Entry]exportLine
+	// reshaped is 1 + the Seq of the last entry that changed the tree
+	// other than by adding a node (see Reshaped); 0 when none did.
+	reshaped int
 }
 
 // Stats are counts of the work a tree has done: the nodes its path walks
@@ -143,6 +146,7 @@ func (t *Tree) add(e *sessions.Entry, n *Node) {
 	*n = Node{Entry: e, time: e.Time}
 	if old := t.byID[e.ID]; old != nil {
 		t.leafCtx = leafContext{} // paths through the old entry change
+		t.reshaped = e.Seq + 1
 		// A duplicate id: the later entry wins and takes over the children.
 		t.detach(old)
 		for _, c := range old.Children {
@@ -167,6 +171,7 @@ func (t *Tree) add(e *sessions.Entry, n *Node) {
 	}
 	if orphans := t.waiting[e.ID]; len(orphans) > 0 {
 		t.leafCtx = leafContext{} // paths through the orphans grow
+		t.reshaped = e.Seq + 1
 		delete(t.waiting, e.ID)
 		for _, o := range orphans {
 			if t.byID[o.ID] != o || o.Parent != nil {
@@ -240,6 +245,12 @@ func insertChild(p, n *Node) {
 	copy(p.Children[i+1:], p.Children[i:])
 	p.Children[i] = n
 }
+
+// Reshaped tells whether an entry from seq on changed the tree other than
+// by adding a node below its parent or as a root: an id that was already
+// there (the later entry takes the earlier one's place and children), or
+// the parent of entries that named it before it came (they move below it).
+func (t *Tree) Reshaped(seq int) bool { return t.reshaped > seq }
 
 // Entries returns every entry in file order (header excluded).
 func (t *Tree) Entries() []*sessions.Entry { return t.entries }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,9 @@ type ahead struct {
 	farBytes int64
 
 	ran atomic.Int64 // sessions made ready ahead (see Stats)
+	// gaveUp counts the sessions not made ahead for want of room in the
+	// budget (see room).
+	gaveUp atomic.Int64
 }
 
 // aheadWork is a view to make ready in any session of the store: its
@@ -180,6 +184,7 @@ func (a *ahead) saw(s sessionRef, work aheadWork) {
 		a.walked[s.project] = views
 	}
 	views[view] = work
+	a.v.st.passed(s.project, s.name, step)
 	reach := i + a.window*step
 	if c := a.cur; c.project == s.project && c.step == step && (reach-c.reach)*step < 0 {
 		reach = c.reach // read further ahead already
@@ -373,6 +378,10 @@ func (a *ahead) make(j aheadJob) {
 		return
 	}
 	a.mu.Lock()
+	if w := a.cur; w.project == j.project && w.step != 0 && strings.Compare(j.name, w.files[w.at].Name)*w.step <= 0 {
+		a.mu.Unlock()
+		return // the walk came to it first
+	}
 	var todo []aheadWork
 	for _, w := range a.walked[j.project] {
 		if !w.ready(f) {
@@ -380,15 +389,51 @@ func (a *ahead) make(j aheadJob) {
 		}
 	}
 	a.mu.Unlock()
-	todo = slices.DeleteFunc(todo, func(w aheadWork) bool { return w.fromPlan(a.v.st, s) })
 	if len(todo) == 0 {
 		return
 	}
-	a.ran.Add(1)
-	s.with(func(ss *session) error {
-		for _, w := range todo {
-			w.do(a.v.st, ss)
+	// What it makes holds a share of the budget until the walk reads it
+	// (see room): a session that would take more is left to the walk.
+	st, renders := a.v.st, false
+	for _, w := range todo {
+		renders = renders || w.make != nil
+	}
+	taken := aheadCost(f.Sig.Size, renders)
+	if !st.room(taken) {
+		a.gaveUp.Add(1)
+		return
+	}
+	var made []string
+	todo = slices.DeleteFunc(todo, func(w aheadWork) bool {
+		if !w.planned || w.make == nil {
+			return false
 		}
+		had := st.holds(f, w.key)
+		if !w.fromPlan(st, s) {
+			return false
+		}
+		if !had {
+			made = append(made, w.key)
+		}
+		return true
+	})
+	if len(todo) == 0 {
+		st.pinPlanned(f, made, taken)
+		return
+	}
+	a.ran.Add(1)
+	err = s.with(func(ss *session) error {
+		for _, w := range todo {
+			_, had := ss.renders[w.key]
+			w.do(st, ss)
+			if w.make != nil && !had {
+				made = append(made, w.key)
+			}
+		}
+		st.pinned(ss, made, taken)
 		return nil
 	})
+	if err != nil {
+		st.giveBack(taken)
+	}
 }

@@ -37,6 +37,11 @@ const (
 	// working directory, an open file below it), and a new path to it is
 	// looked up again.
 	Shed
+	// Grew is Refresh of a session folder whose file grew, but that of
+	// its folders of one name per entry (PerEntry) only their own
+	// attributes and listing are dropped: the names in them that changed
+	// come in notices of their own.
+	Grew
 )
 
 // Notice is one thing the kernel must be told: Do to the node at Path,
@@ -68,8 +73,12 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 			touched = append(touched, path)
 		}
 	}
+	// The projects whose by-name/ is looked at again whole: all but those
+	// where sessions only grew under the names they had.
+	wholeByName := map[string]bool{}
 	for _, c := range changes {
 		if c.Name == "" {
+			wholeByName[c.Project] = true
 			if !v.st.hasProject(c.Project) {
 				add(Forget, c.Project)
 			} else {
@@ -82,10 +91,18 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		switch {
 		case c.New == nil:
 			add(Forget, c.Project, c.Name)
-		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) || c.New.Sig.Size == c.Old.Sig.Size:
+		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig):
 			add(Reset, c.Project, c.Name)
 		default:
-			add(Refresh, c.Project, c.Name)
+			out = append(out, v.grownNotices(c)...)
+			if link, ok := grownName(c); !ok {
+				wholeByName[c.Project] = true
+			} else if link != "" {
+				add(Refresh, c.Project, byNameName, link)
+			}
+		}
+		if c.New == nil || c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) {
+			wholeByName[c.Project] = true
 		}
 		if c.Old == nil || c.New == nil {
 			for _, f := range []*sessions.File{c.Old, c.New} {
@@ -112,7 +129,9 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		add(Refresh, "*", usageName)
 	}
 	for _, p := range touched {
-		add(Refresh, append(p[:len(p):len(p)], byNameName)...)
+		if len(p) != 1 || wholeByName[p[0]] {
+			add(Refresh, append(p[:len(p):len(p)], byNameName)...)
+		}
 		add(Refresh, append(p[:len(p):len(p)], activeName)...)
 		add(Attrs, p...)
 		add(ForgetHeld, append(p[:len(p):len(p)], latestName)...)

@@ -113,6 +113,7 @@ func (st *store) fromPlan(project, name, key string) (data []byte, f *sessions.F
 	defer s.mu.Unlock()
 	if s.file == f {
 		if data, ok := s.renders[key].([]byte); ok {
+			st.read(s, key)
 			return data, f, true
 		}
 	}

@@ -38,6 +38,12 @@ type store struct {
 	// out is what the kernel must be told (see Take).
 	out *outbox
 
+	// aheadHeld is what the sessions made ahead and not read yet hold,
+	// pins those sessions (see room).
+	aheadHeld int64
+	pins      map[*session]bool
+	counts    aheadCounts
+
 	cwdCache    *cwdTree
 	byNameCache map[string]*byName
 	usage       usageCache
@@ -190,6 +196,14 @@ type session struct {
 	renders map[string]any
 	cost    int64
 	evicted bool
+	// steps are the last versions it was brought to (see grown).
+	steps steps
+	// ahead are the renderings made ahead of a walk and not read yet,
+	// aheadN how many, and pin what it holds of the share of the budget
+	// they may take (see room); ahead and pin are the store's (st.mu).
+	ahead  map[string]bool
+	aheadN atomic.Int32
+	pin    *pin
 }
 
 // parseCost is what a parsed session holds besides its renderings: its
@@ -253,6 +267,7 @@ func (st *store) drop(s *session) {
 		delete(st.parsed, s.path)
 		st.used -= s.cost
 		s.evicted = true
+		st.lost(s)
 	}
 }
 
@@ -266,13 +281,14 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 	if s.log != nil && s.file == f {
 		return nil
 	}
+	prev, tr := s.file, s.tree
 	if s.log == nil {
 		l, err := sessions.Open(s.path)
 		if err != nil {
 			return err
 		}
 		st.opened.Add(1)
-		s.log, s.tree = l, tree.New(l)
+		s.log, s.tree, prev = l, tree.New(l), nil
 	} else {
 		n, size := len(s.log.Entries), s.log.Size()
 		reset, err := s.log.Refresh()
@@ -297,12 +313,19 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 				delete(s.renders, infoName)
 			}
 			s.file = f
+			s.steps.add(prev, f, false)
 			return nil
 		default:
 			s.tree.Add(s.log.Entries[n:]...)
 		}
 	}
 	s.file = f
+	s.steps.add(prev, f, s.tree != tr)
+	if s.aheadN.Load() > 0 {
+		st.mu.Lock()
+		st.lost(s)
+		st.mu.Unlock()
+	}
 	s.renders = nil
 	if s.log.Size() == f.Sig.Size {
 		f.KnowName(s.tree.Name()) // by-name/ reads nothing more
@@ -334,17 +357,24 @@ func (st *store) account(s *session, cost int64) {
 // the nodes the kernel holds. st.mu is held.
 func (st *store) trim(keep *session) {
 	budget := st.budget - st.usage.held.Load() - st.plans.held.Load() - st.nodes.Load()*nodeBytes
-	for st.used > budget && st.lru.Len() > 1 {
-		el := st.lru.Back()
+	now := time.Now()
+	for el := st.lru.Back(); st.used > budget && el != nil && el != st.lru.Front(); {
 		old := el.Value.(*session)
 		if old == keep {
 			break
+		}
+		prev := el.Prev()
+		if !st.evictable(old, now) {
+			el = prev // made ahead of a walk, not read yet
+			continue
 		}
 		st.lru.Remove(el)
 		delete(st.parsed, old.path)
 		st.used -= old.cost
 		old.evicted = true
+		st.lost(old)
 		st.out.put(nil, sessionKey{old.project, old.name, old.path})
+		el = prev
 	}
 }
 
@@ -353,14 +383,17 @@ func (st *store) trim(keep *session) {
 // alone would take more than a quarter of it keeps only the newest.
 func rendered[T any](st *store, s *session, key string, size func(T) int64, make func() T) T {
 	if v, ok := s.renders[key]; ok {
+		st.read(s, key)
 		return v.(T)
 	}
 	v := make()
 	n := size(v) + int64(len(key)) + 64
 	cost := s.cost
 	if s.renders == nil || cost-parseCost(s.log.Size())+n > st.budget/4 {
-		s.renders = map[string]any{}
-		cost = parseCost(s.log.Size())
+		// What was made ahead of the walk stays until it is read.
+		var kept int64
+		s.renders, kept = st.aheadRenders(s)
+		cost = parseCost(s.log.Size()) + kept
 	}
 	s.renders[key] = v
 	st.account(s, cost+n)

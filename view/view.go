@@ -112,6 +112,11 @@ type Stats struct {
 	// Nodes is how many nodes the kernel holds, as counted (see
 	// NodeAdded).
 	Nodes int64
+	// AheadMade is the renderings made ahead of a walk, AheadUnread
+	// those of them dropped before the walk read them, and AheadGaveUp
+	// the times a session was not made ahead for want of room in the
+	// budget.
+	AheadMade, AheadUnread, AheadGaveUp int64
 	// Sights is how many times what a caller sees of the store was
 	// worked out (once per identity and version of the index).
 	Sights int64
@@ -129,6 +134,9 @@ func (v *View) Stats() Stats {
 		Lookups:     v.lookups.Load(),
 		ListedAlone: v.walk.alone.Load(),
 		Nodes:       v.st.nodes.Load(),
+		AheadMade:   v.st.counts.made.Load(),
+		AheadUnread: v.st.counts.unread.Load(),
+		AheadGaveUp: v.ahead.gaveUp.Load(),
 		Sights:      v.sighted.Load(),
 	}
 }

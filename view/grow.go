@@ -1,0 +1,323 @@
+package view
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+// What an append to a session tells the kernel: the views of the session
+// that show its whole state (info.json, context.json, the transcripts,
+// leaf, current, labels/...), and in the folders of one name per entry
+// (entries/, branches/, tree/) their attributes and listing and the names
+// the new entries take, never the names the kernel already holds there:
+// an entry's file never changes, and the path to an entry stays the same
+// while the file only grows. So an append costs what it added, however
+// many names of the session the kernel has looked up.
+
+// PerEntry tells whether a name of a session folder is a folder of one name
+// per entry (see Grew).
+func PerEntry(name string) bool {
+	for _, h := range heavyFolders {
+		if h == name {
+			return true
+		}
+	}
+	return false
+}
+
+// grownNotices is what the kernel must be told of a session whose file is
+// the same one as at the version c.Old, as long or longer at c.New. When
+// the session is held parsed and only grew since c.Old, that is what the
+// new entries changed. Otherwise every view of it the kernel holds is
+// looked at again: Reset when it was rewritten (or may have been: same
+// size), else Refresh. That costs what the kernel holds of it, which is
+// little for a session not held parsed: the kernel is told to forget the
+// names in the folders of a session dropped from the cache.
+func (v *View) grownNotices(c sessions.Change) []Notice {
+	p, s := c.Project, c.Name
+	var out []Notice
+	add := func(do Action, path ...string) { out = append(out, Notice{path, do}) }
+	how := v.st.grown(p, s, c.Old, func(t *tree.Tree, added []*sessions.Entry) {
+		if len(added) == 0 && c.New.Sig == c.Old.Sig {
+			return // looked at again, the same bytes
+		}
+		add(Grew, p, s)
+		for _, e := range added {
+			if e.ID == "" {
+				continue
+			}
+			// A new name, or an id the file had already, whose name now
+			// shows the later entry.
+			add(Forget, p, s, entriesName, entryFileName(e.ID))
+			add(Forget, p, s, branchesName, names.Encode(e.ID))
+		}
+		if len(added) > 0 && t.Reshaped(added[0].Seq) {
+			// A repeated id or adopted orphans move folders of tree/
+			// elsewhere: tree/ is looked at again.
+			add(Refresh, p, s, treeName)
+			return
+		}
+		out = append(out, segmentNotices(t, []string{p, s, treeName}, c.Old.Sig.Size, added)...)
+	})
+	switch {
+	case how == rebuilt, how == unknown && c.New.Sig.Size == c.Old.Sig.Size:
+		add(Reset, p, s)
+	case how == unknown:
+		add(Refresh, p, s)
+	}
+	return out
+}
+
+// grownName is the by-name/ link of a session that grew under the name it
+// had ("" when unnamed): that link alone changed in by-name/. It is known
+// when the old version's name was (by-name/ was listed, or the session
+// parsed): the new version's is read from the bytes it added.
+func grownName(c sessions.Change) (string, bool) {
+	if !c.Old.NameKnown() {
+		return "", false
+	}
+	old, err := c.Old.SessionName()
+	if err != nil {
+		return "", false
+	}
+	name, err := c.New.SessionName()
+	if err != nil || name != old {
+		return "", false
+	}
+	if name == "" {
+		return "", true
+	}
+	return names.Encode(name), true
+}
+
+// How a parsed session came from one version of its file to the next.
+type growth int
+
+const (
+	unknown  growth = iota // not held parsed, or the steps were forgotten
+	appended               // only grew
+	rebuilt                // read again from the start: rewritten
+)
+
+// grown brings a session held parsed up to date with its file (as the
+// next read would) and, when it only grew since the version old, calls fn
+// with its tree and the entries added since. A session not held parsed is
+// not parsed for this (unknown).
+func (st *store) grown(project, name string, old *sessions.File, fn func(t *tree.Tree, added []*sessions.Entry)) growth {
+	f, err := st.meta(project, name)
+	if err != nil {
+		return unknown
+	}
+	s := st.cached(f.Path)
+	if s == nil {
+		return unknown
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil || s.evicted {
+		return unknown
+	}
+	if err := st.refresh(s, f); err != nil {
+		st.drop(s)
+		return unknown
+	}
+	how := s.steps.since(old, s.file)
+	if how == appended {
+		all := s.log.Entries
+		i := sort.Search(len(all), func(i int) bool { return all[i].Offset >= old.Sig.Size })
+		fn(s.tree, all[i:])
+	}
+	return how
+}
+
+// cached is the cache's place of the session of a file, without making
+// one or counting a use (nil when it has none).
+func (st *store) cached(path string) *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if el := st.parsed[path]; el != nil {
+		return el.Value.(*session)
+	}
+	return nil
+}
+
+// steps are the last versions of its file a parsed session was brought
+// to, each with the one before and whether the tree was built again: so
+// that the watcher, coming to a change after a reader brought the session
+// up to date already, still tells what the change added.
+type steps struct {
+	ring [8]step
+	n    int
+}
+
+type step struct {
+	from, to *sessions.File
+	rebuilt  bool
+}
+
+// add records a step from one version (nil: none, the file was first
+// read) to the next.
+func (s *steps) add(from, to *sessions.File, rebuilt bool) {
+	s.ring[s.n%len(s.ring)] = step{from, to, rebuilt}
+	s.n++
+}
+
+// since tells how the session came from version old to version cur. The
+// index may have taken versions the session was never brought to (a look
+// again at a file changed within the racy window gives one with the same
+// signature; a writer and the watcher each take one): old is then one with
+// its signature, or one whose size lies within a step that only grew.
+func (s *steps) since(old, cur *sessions.File) growth {
+	for range len(s.ring) + 1 {
+		if cur == old || cur.Sig == old.Sig {
+			return appended
+		}
+		st, ok := s.to(cur)
+		switch {
+		case !ok, st.from == nil:
+			return unknown
+		case st.rebuilt:
+			return rebuilt
+		}
+		if from := st.from.Sig; from.Ino == old.Sig.Ino && from.Dev == old.Sig.Dev && from.Size <= old.Sig.Size && old.Sig.Size <= cur.Sig.Size {
+			return appended
+		}
+		cur = st.from
+	}
+	return unknown
+}
+
+// to finds the step to version f.
+func (s *steps) to(f *sessions.File) (step, bool) {
+	for i := range min(s.n, len(s.ring)) {
+		if st := s.ring[i]; st.to == f {
+			return st, true
+		}
+	}
+	return step{}, false
+}
+
+// segmentNotices is what the kernel must be told of tree/ (at path top)
+// when the entries added, from the file offset from on, joined tree t. A
+// new entry changes the folder of the entry it is added below: that
+// folder lists one more file (the entry continues its segment) or one
+// more folder (a segment starts there), and when its entry had exactly one
+// child before, the entries after it in that folder move into a folder of
+// their own (the segment splits), so the names the kernel holds in it are
+// looked at again. A leaf record without children shows nowhere: below
+// one, the folder of its parent changes too.
+func segmentNotices(t *tree.Tree, top []string, from int64, added []*sessions.Entry) []Notice {
+	var out []Notice
+	type key struct {
+		path string
+		do   Action
+	}
+	seen := map[key]bool{}
+	add := func(do Action, path []string) {
+		if k := (key{strings.Join(path, "/"), do}); !seen[k] {
+			seen[k] = true
+			out = append(out, Notice{path, do})
+		}
+	}
+	limit := t.Len() + 1
+	for _, e := range added {
+		n := t.Node(e.ID)
+		if e.ID == "" || n == nil || n.Entry != e {
+			continue
+		}
+		parent := n.Parent
+		if parent == nil || parent.Offset >= from {
+			if parent == nil {
+				add(Attrs, top) // a new root
+			}
+			continue // below a new entry: in a folder the kernel never saw
+		}
+		changed := []*tree.Node{parent}
+		if parent.IsLeafRecord() {
+			changed = append(changed, parent.Parent)
+		}
+		for _, x := range changed {
+			if x == nil {
+				add(Attrs, top)
+				continue
+			}
+			folder, depth, ok := segmentPath(x, limit)
+			if !ok {
+				add(Refresh, top)
+				continue
+			}
+			path := append(top[:len(top):len(top)], folder...)
+			if oldVisible(x, from) == 1 {
+				add(Refresh, path)
+			} else {
+				add(Attrs, path)
+			}
+			if x == parent && len(x.Visible()) == 1 {
+				add(Forget, append(path[:len(path):len(path)], pathFileName(depth+1, e)))
+			} else if x == parent {
+				add(Forget, append(path[:len(path):len(path)], names.Encode(e.ID)))
+			}
+		}
+	}
+	return out
+}
+
+// segmentPath is the folder of tree/ that holds x's file, as the names of
+// the folders below tree/, and x's position on its root path. ok is false
+// when x shows in no folder (a leaf record without children) or the walk
+// up meets a parent cycle (more than limit steps).
+func segmentPath(x *tree.Node, limit int) (folder []string, pos int, ok bool) {
+	if x.IsLeafRecord() && len(x.Children) == 0 {
+		return nil, 0, false
+	}
+	steps := 0
+	for n := x; n != nil; n = n.Parent {
+		// n goes up to the first entry of its segment.
+		for n.Parent != nil && len(n.Parent.Visible()) == 1 {
+			n = n.Parent
+			if steps++; steps > limit {
+				return nil, 0, false
+			}
+		}
+		folder = append(folder, names.Encode(n.ID))
+		if n.Parent != nil {
+			if steps++; steps > limit {
+				return nil, 0, false
+			}
+		}
+	}
+	for i, j := 0, len(folder)-1; i < j; i, j = i+1, j-1 {
+		folder[i], folder[j] = folder[j], folder[i]
+	}
+	return folder, steps + 1, true
+}
+
+// oldVisible is how many children of x showed in tree/ before the entries
+// from the file offset from on were added: those written before, but leaf
+// records that had no children then.
+func oldVisible(x *tree.Node, from int64) int {
+	n := 0
+	for _, c := range x.Children {
+		if c.Offset >= from {
+			continue
+		}
+		if c.IsLeafRecord() && !hasOldChild(c, from) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func hasOldChild(x *tree.Node, from int64) bool {
+	for _, c := range x.Children {
+		if c.Offset < from {
+			return true
+		}
+	}
+	return false
+}
