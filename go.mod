@@ -1,6 +1,6 @@
 module github.com/pifs/pifs
 
-go 1.24
+go 1.25
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1
@@ -11,3 +11,9 @@ require (
 )
 
 require golang.org/x/sys v0.29.0
+
+require (
+	github.com/alecthomas/chroma/v2 v2.27.0 // indirect
+	github.com/dlclark/regexp2/v2 v2.2.1 // indirect
+	github.com/yuin/goldmark v1.8.7 // indirect
+)

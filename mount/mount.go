@@ -267,7 +267,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,
 			Log: func(msg string) { o.Logger.Warn(msg) }})
 	}
-	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, CacheBytes: inMemory,
+	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, Shared: o.AllowOther, CacheBytes: inMemory,
 		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home})
 	v.Index().Keep(cache)
 	root := nodes.NewRoot(v, o.Logger)
@@ -325,6 +325,9 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 		AttrTimeout:     &second,
 		NegativeTimeout: &negative,
 		Logger:          fuseLog,
+		// The modes the view gives are the store's, 000 included: never
+		// widened to 0644 or 0755.
+		NullPermissions: true,
 		MountOptions: fuse.MountOptions{
 			FsName:        source,
 			Name:          Name,
@@ -350,6 +353,10 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 			// pipe, find no file to splice and empty the pipe again, three
 			// system calls per READ for nothing.
 			DisableSplice: true,
+			// The views are direct I/O (their size changes with the
+			// session); the kernel still maps them (mmap, MAP_SHARED)
+			// when it may, through the page cache, from the open file.
+			ExtraCapabilities: fuse.CAP_DIRECT_IO_ALLOW_MMAP,
 			PanicHandler: func(r any) fuse.Status {
 				logger.Error(fmt.Sprintf("panic in handler: %v", r), "stack", string(debug.Stack()))
 				return fuse.EIO
@@ -363,6 +370,7 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
 	}
 	dirs := newNoOpendir(gofs.NewNodeFS(root, opts))
+	dirs.shared = o.AllowOther
 	server, err := fuse.NewServer(dirs, mountpoint, &opts.MountOptions)
 	if err != nil {
 		return nil, nil, err

@@ -22,6 +22,12 @@ import (
 type noOpendir struct {
 	fuse.RawFileSystem
 
+	// shared: users other than the mount's may enter it (--allow-other),
+	// and some listings depend on who asks (see view.ListsPerCaller):
+	// every folder is opened and read with its caller, and the kernel
+	// keeps only the listings that are the same for everyone.
+	shared bool
+
 	// max is the number of handles kept for folders read half-way.
 	max     int
 	mu      sync.Mutex
@@ -46,11 +52,18 @@ func newNoOpendir(fs fuse.RawFileSystem) *noOpendir {
 
 func (w *noOpendir) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
 	w.opendirs.Add(1)
+	if w.shared {
+		return w.RawFileSystem.OpenDir(cancel, in, out)
+	}
 	return fuse.ENOSYS
 }
 
 // ReleaseDir never comes from the kernel once OPENDIR is not supported.
-func (w *noOpendir) ReleaseDir(in *fuse.ReleaseIn) {}
+func (w *noOpendir) ReleaseDir(in *fuse.ReleaseIn) {
+	if w.shared {
+		w.RawFileSystem.ReleaseDir(in)
+	}
+}
 
 // FsyncDir has no handle to pass on; folders have nothing to sync.
 // Lseek is answered with ENOSYS, after which the kernel answers
@@ -69,10 +82,16 @@ func (w *noOpendir) FsyncDir(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Stat
 }
 
 func (w *noOpendir) ReadDir(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
+	if w.shared {
+		return w.RawFileSystem.ReadDir(cancel, in, out)
+	}
 	return w.read(cancel, in, out, w.RawFileSystem.ReadDir)
 }
 
 func (w *noOpendir) ReadDirPlus(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
+	if w.shared {
+		return w.RawFileSystem.ReadDirPlus(cancel, in, out)
+	}
 	return w.read(cancel, in, out, w.RawFileSystem.ReadDirPlus)
 }
 

@@ -112,7 +112,7 @@ func (d *dir) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn,
 }
 
 func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	c, err := d.r.v.Lookup(d.f, name)
+	c, err := d.r.v.LookupFor(d.f, name, caller(ctx))
 	if err != nil {
 		return nil, d.r.errno(err)
 	}
@@ -120,7 +120,9 @@ func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 	if d.alone.Load() && c.Mode&syscall.S_IFMT == syscall.S_IFREG && !view.Costly(n) {
 		d.r.v.LookedUpAlone()
 	}
-	return d.newInode(ctx, c, n, nil, out)
+	in, errno := d.newInode(ctx, c, n, nil, out)
+	d.r.forCaller(n, out)
+	return in, errno
 }
 
 // newInode makes the inode of a child that Lookup (or a Symlink that
@@ -141,12 +143,17 @@ func (d *dir) newInode(ctx context.Context, c view.Child, n view.Node, o *view.O
 // it then answers the lookups of READDIRPLUS itself, from the children it
 // listed (see dirHandle.Lookup).
 func (d *dir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return &dirHandle{d: d}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+	h := &dirHandle{d: d, caller: caller(ctx)}
+	if d.r.v.ListsPerCaller(d.f) {
+		return h, 0, 0 // another caller may be shown another listing
+	}
+	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // dirHandle is an open folder: its entries as listed at the first read.
 type dirHandle struct {
 	d       *dir
+	caller  view.Caller // who opened it
 	mu      sync.Mutex
 	entries []fuse.DirEntry
 	// kids are the children behind entries[2:], in the same order.
@@ -179,7 +186,7 @@ func (h *dirHandle) list() syscall.Errno {
 		return 0
 	}
 	h.gen = h.d.r.v.Changed()
-	entries, kids, errno := h.d.entries()
+	entries, kids, errno := h.d.entries(h.caller)
 	if errno != 0 {
 		return errno
 	}
@@ -282,7 +289,7 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (view.Child, view.No
 	c, owner, ok := h.child(name)
 	if !ok {
 		var err error
-		if c, err = h.d.r.v.Lookup(h.d.f, name); err != nil {
+		if c, err = h.d.r.v.LookupFor(h.d.f, name, h.caller); err != nil {
 			return c, nil, h.d.r.errno(err)
 		}
 	}
@@ -303,6 +310,7 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (view.Child, view.No
 		return c, n, errno
 	}
 	out.Attr.Ino = c.Ino
+	h.d.r.forCaller(n, out)
 	return c, n, 0
 }
 
@@ -320,7 +328,7 @@ func (h *dirHandle) withhold(c view.Child) bool {
 }
 
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	entries, _, errno := d.entries()
+	entries, _, errno := d.entries(caller(ctx))
 	if errno != 0 {
 		return nil, errno
 	}
@@ -329,8 +337,8 @@ func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 
 // entries is the listing: ".", "..", then the children sorted by name,
 // and the children behind it.
-func (d *dir) entries() ([]fuse.DirEntry, []view.Child, syscall.Errno) {
-	kids, err := d.r.v.List(d.f)
+func (d *dir) entries(c view.Caller) ([]fuse.DirEntry, []view.Child, syscall.Errno) {
+	kids, err := d.r.v.ListFor(d.f, c)
 	if err != nil {
 		return nil, nil, d.r.errno(err)
 	}
@@ -406,7 +414,7 @@ var (
 
 func (f *file) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if errno := f.r.attr(f.f, nil, &out.Attr); errno != 0 {
-		return errno
+		return openAttr(fh, errno, &out.Attr)
 	}
 	if h, ok := fh.(*growing); ok {
 		// fstat of a followed file: the size it has grown to.
@@ -455,18 +463,18 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, f.r.errno(err)
 	}
 	if g != nil {
-		return &growing{g}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+		return &growing{g, f.r.v.Opened(f.f)}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 	}
 	gen := f.r.v.Changed()
-	data, err := f.r.v.Content(f.f)
+	data, a, err := f.r.v.Snapshot(f.f)
 	if err != nil {
 		return nil, 0, f.r.errno(err)
 	}
 	if f.kept {
-		return &keptSnapshot{snapshot{data}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+		return &keptSnapshot{snapshot{data, a}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 	}
 	// Read only: a close needs no FLUSH round trip (tar closes 90,000).
-	return &snapshot{data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	return &snapshot{data, a}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
 
 // keptSnapshot is an open file whose pages the kernel keeps (an entry
@@ -496,12 +504,16 @@ func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 	if err != nil {
 		return nil, f.r.errno(err)
 	}
-	return (&snapshot{data}).Read(ctx, dest, off)
+	return (&snapshot{data: data}).Read(ctx, dest, off)
 }
 
 // snapshot is an open file's content as it was at open, so that a reader
-// sees one version even while the session changes.
-type snapshot struct{ data []byte }
+// sees one version even while the session changes, and its attributes
+// then (see openAttr).
+type snapshot struct {
+	data []byte
+	attr view.Attr
+}
 
 var _ = (fs.FileReader)((*snapshot)(nil))
 
@@ -509,8 +521,12 @@ func (s *snapshot) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadR
 	return fuse.ReadResultData(view.Window(s.data, off, len(dest))), 0
 }
 
-// growing is an open file that follows its session (tail -f).
-type growing struct{ g *view.Growing }
+// growing is an open file that follows its session (tail -f), and its
+// attributes when opened (see openAttr).
+type growing struct {
+	g    *view.Growing
+	attr view.Attr
+}
 
 var _ = (fs.FileReader)((*growing)(nil))
 

@@ -2,8 +2,6 @@ package nodes
 
 import (
 	"context"
-	"io"
-	"os"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -27,7 +25,7 @@ var (
 
 func (f *rawFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if h, ok := fh.(*osFile); ok {
-		fi, err := h.f.Stat()
+		fi, err := h.Stat()
 		if err != nil {
 			return f.r.errno(err)
 		}
@@ -49,26 +47,20 @@ func (f *rawFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32
 	if err != nil {
 		return nil, 0, f.r.errno(err)
 	}
-	return &osFile{fd}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	path := fd.Name()
+	id, _, err := f.r.fds.put(fd)
+	if err != nil {
+		return nil, 0, f.r.errno(err)
+	}
+	return &osFile{fds: &f.r.fds, id: id, path: path}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
-
-// osFile is an open file of the store.
-type osFile struct{ f *os.File }
 
 var (
 	_ = (fs.FileReader)((*osFile)(nil))
 	_ = (fs.FileReleaser)((*osFile)(nil))
 )
 
-func (h *osFile) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	n, err := h.f.ReadAt(dest, off)
-	if n > 0 || err == nil || err == io.EOF {
-		return fuse.ReadResultData(dest[:n]), 0
-	}
-	return nil, toErrno(err)
-}
-
 func (h *osFile) Release(ctx context.Context) syscall.Errno {
-	h.f.Close()
+	h.fds.closed(h.id)
 	return 0
 }

@@ -30,6 +30,9 @@ type Root struct {
 	// for Deliver.
 	staleMu sync.Mutex
 	stale   []*fs.Inode
+
+	// fds are the descriptors of open session.jsonl files.
+	fds rawFds
 }
 
 var (
@@ -42,6 +45,7 @@ var (
 // caller sees.
 func NewRoot(v *view.View, log *slog.Logger) *Root {
 	r := &Root{v: v, log: log}
+	r.fds.max = maxRawFds
 	r.dir = dir{r: r, f: v.Root()}
 	return r
 }

@@ -9,10 +9,21 @@ const css = `
 @media (prefers-color-scheme:dark){:root{--bg:#101317;--card:#181d24;--fg:#e6e8eb;--muted:#98a2b3;--line:#29303a;--code:#212832}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",sans-serif;display:flex;flex-direction:column;align-items:center}
-header.session,section.summary,main{width:100%;max-width:60rem;padding:0 1rem}
+header.session,section.summary,main,nav.tree,section.branches{width:100%;max-width:60rem;padding:0 1rem}
 header.session{order:0;padding-top:1.5rem}
 section.summary{order:1}
-main{order:2;padding-bottom:3rem}
+nav.tree{order:2}
+main{order:3;padding-bottom:1rem}
+section.branches{order:4;padding-bottom:3rem}
+section.branches h2{font-size:1.1rem}
+section.branch h3{font-size:.9rem;color:var(--muted);font-weight:500;margin:1.2rem 0 .2rem}
+nav.tree input{margin:0 .2rem 0 .6rem}
+nav.tree label{font-size:.82rem}
+ol.rows{list-style:none;padding:.5rem .7rem;margin:.4rem 0;background:var(--card);border:1px solid var(--line);border-radius:8px;font:.78rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre;overflow-x:auto}
+ol.rows a{text-decoration:none}
+ol.rows a:hover{text-decoration:underline}
+ol.rows .on a{font-weight:650}
+#f-default:checked~ol .r:not(.f0),#f-no-tools:checked~ol .r:not(.f1),#f-user-only:checked~ol .r:not(.f2),#f-labeled-only:checked~ol .r:not(.f3){display:none}
 h1{font-size:1.45rem;margin:0 0 .5rem;overflow-wrap:anywhere}
 .unnamed{color:var(--muted);font-weight:500}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .8rem;margin:0 0 .8rem;font-size:.88rem}
@@ -56,4 +67,27 @@ summary code{color:var(--fg)}
 .entry.meta .id{color:var(--muted);text-decoration:none;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .usage{font-variant-numeric:tabular-nums}
 :target{box-shadow:0 0 0 2px var(--user)}
+.md{overflow-wrap:anywhere;margin:.3rem 0}
+.md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}
+.md h1,.md h2,.md h3,.md h4{font-size:1.05rem;margin:.8rem 0 .3rem}
+.md p,.md ul,.md ol,.md blockquote{margin:.4rem 0}
+.md blockquote{border-left:3px solid var(--line);padding-left:.8rem;color:var(--muted)}
+.md table{width:auto;text-align:left}
+.md td,.md th{text-align:left;border-bottom:1px solid var(--line)}
+.md td:last-child{font-weight:inherit}
+.md code{background:var(--code);border-radius:4px;padding:0 .25rem}
+.md pre code{background:none;padding:0}
+.md .html{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.84rem}
+.chroma{border-radius:6px;padding:.5rem .7rem}
+figure.image{margin:.4rem 0}
+figure.image img{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:repeating-conic-gradient(#ccc 0 25%,#fff 0 50%) 0 0/16px 16px}
+.diff .add{color:#1a7f37;background:rgba(46,160,67,.12)}
+.diff .del{color:#cf222e;background:rgba(248,81,73,.12)}
+
+.call-ref{margin:0;font-size:.8rem;color:var(--muted)}
+.assistant+.tool-result,.tool-result+.tool-result{margin-top:-.4rem;border-top-left-radius:0;border-top-right-radius:0}
+.hidden{opacity:.85;border-style:dashed}
+.badge.muted{background:var(--code);color:var(--muted)}
+.system-prompt h4{margin:.6rem 0 .2rem;font-size:.85rem}
+dl.tools{grid-template-columns:max-content 1fr}
 `

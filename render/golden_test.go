@@ -75,7 +75,14 @@ func viewSums(tr *tree.Tree) map[string]string {
 	sum("info.json", func(add func([]byte)) { add(Info("/store/session.jsonl", tr, time.Unix(1700000000, 0))) })
 	sum("context.json", func(add func([]byte)) { add(ContextJSON(tr.Context())) })
 	sum("transcript.md", func(add func([]byte)) { add(Transcript(tr.LeafPath())) })
-	sum("transcript.html", func(add func([]byte)) { add(TranscriptHTML(p, tr.LeafPath())) })
+	sum("transcript.html", func(add func([]byte)) { add(SessionHTML(tr)) })
+	sum("images", func(add func([]byte)) {
+		for _, im := range Images(tr.Entries()) {
+			add([]byte(im.Name))
+			b, _ := DecodeImage(im.Data)
+			add(b)
+		}
+	})
 	var ids []string
 	for _, e := range tr.Entries() {
 		if e.ID != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -53,11 +54,17 @@ func PageOf(t *tree.Tree) Page {
 
 // TranscriptHTML is transcript.html for a root→entry path.
 func TranscriptHTML(p Page, path []*sessions.Entry) []byte {
-	return transcriptHTML(p, path, partsFor(rawBytes(path), htmlMinBytes))
+	return pageHTML(p, path, nil, partsFor(rawBytes(path), htmlMinBytes))
 }
 
-// transcriptHTML renders the page with the path cut into parts.
+// transcriptHTML renders a path's page with the path cut into parts.
 func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
+	return pageHTML(p, path, nil, parts)
+}
+
+// pageHTML renders the page of path, cut into parts: a path's page, or
+// with t the session's page (see SessionHTML).
+func pageHTML(p Page, path []*sessions.Entry, t *tree.Tree, parts int) []byte {
 	b := pathParts(path, parts)
 	if len(b) <= 2 {
 		dst := HTMLHead(make([]byte, 0, htmlCap(path)), p)
@@ -65,7 +72,7 @@ func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
 		for _, e := range path {
 			dst = appendSummed(dst, e, &sum)
 		}
-		return htmlFoot(dst, path, sumParts([]partSummary{sum}))
+		return pageFoot(dst, path, t, sumParts([]partSummary{sum}))
 	}
 	bufs := make([][]byte, len(b)+1)
 	sums := make([]partSummary, len(b)-1)
@@ -79,8 +86,19 @@ func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
 		bufs[k+1] = dst
 	})
 	bufs[0] = HTMLHead(nil, p)
-	bufs[len(bufs)-1] = htmlFoot(nil, path, sumParts(sums))
+	bufs[len(bufs)-1] = pageFoot(nil, path, t, sumParts(sums))
 	return concat(bufs...)
+}
+
+// pageFoot appends what follows the path's pieces: a path page's foot,
+// or with t the rest of the session's page and then the foot.
+func pageFoot(dst []byte, path []*sessions.Entry, t *tree.Tree, s pathSummary) []byte {
+	if t == nil {
+		return htmlFoot(dst, path, s)
+	}
+	k := sink{b: dst}
+	appendRest(&k, t, path)
+	return footTotals(k.b, path, s)
 }
 
 // htmlCap is about the size of the entries' pieces of a page: one
@@ -100,11 +118,12 @@ func HTMLHead(dst []byte, p Page) []byte {
 		title = "pi session " + p.ID
 	}
 	dst = append(dst, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"+
-		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"+
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"+
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"pifs\">\n<title>"...)
 	dst = escapeHTML(dst, []byte(title))
 	dst = append(dst, "</title>\n<style>"...)
 	dst = append(dst, css...)
+	dst = append(dst, codeCSS...)
 	dst = append(dst, "</style>\n</head>\n<body>\n<header class=\"session\">\n<h1>"...)
 	if p.Name != "" {
 		dst = escapeHTML(dst, []byte(p.Name))
@@ -125,7 +144,12 @@ func HTMLFoot(dst []byte, path []*sessions.Entry) []byte {
 
 // htmlFoot is HTMLFoot with the path's summary given.
 func htmlFoot(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
-	dst = append(dst, "</main>\n<section class=\"summary\" aria-label=\"Totals\">\n<dl>\n<dt>entries</dt><dd>"...)
+	return footTotals(append(dst, "</main>\n"...), path, s)
+}
+
+// footTotals appends the totals of the path and closes the page.
+func footTotals(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
+	dst = append(dst, "<section class=\"summary\" aria-label=\"Totals\">\n<dl>\n<dt>entries</dt><dd>"...)
 	dst = strconv.AppendInt(dst, int64(len(path)), 10)
 	dst = append(dst, "</dd>\n<dt>messages</dt><dd>"...)
 	dst = strconv.AppendInt(dst, int64(s.messages), 10)
@@ -379,7 +403,11 @@ func entryHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 	case parts.OtherMessage:
 		dst = entryStart(dst, e, "other", string(escapeHTML(nil, []byte(h.Who))))
 	case parts.CustomMessage:
-		dst = entryStart(dst, e, "custom-message", h.Who)
+		class := "custom-message"
+		if h.Hidden {
+			class = "custom-message hidden"
+		}
+		dst = entryStart(dst, e, class, h.Who)
 		dst = appendLabel(dst, h.CustomType)
 	case parts.BranchSummary:
 		dst = entryStart(dst, e, "branch-summary", h.Who)
@@ -388,46 +416,311 @@ func entryHTML(dst []byte, e *sessions.Entry, pre decodedUsage) []byte {
 		dst = entryStart(dst, e, "compaction", h.Who)
 		dst = appendRef(dst, "kept from ", h.Ref)
 	}
+	if h.Hidden {
+		dst = append(dst, " <span class=\"badge muted\">display: false</span>"...)
+	}
 	dst = entryBody(dst, e)
-	// A tool's output shows as program output, in a block that folds.
-	output := h.Shape == parts.ToolResult
-	if output {
-		dst = append(dst, "<details class=\"output\" open><summary>output</summary>\n"...)
-	}
-	for w.Next() {
-		dst = appendPartHTML(dst, &w.Part, output)
-	}
-	if output {
+	switch {
+	case h.Shape == parts.ToolResult:
+		dst = appendToolResultHTML(dst, &w)
+	case e.Role == schema.RoleSystem && h.Shape == parts.Message:
+		dst = appendSystemHTML(dst, &w)
+	case h.Hidden:
+		// pi keeps the message out of its terminal: folded, marked.
+		dst = append(dst, "<details class=\"hidden-message\"><summary>hidden in pi's terminal</summary>\n"...)
+		dst = appendPartsHTML(dst, &w)
 		dst = append(dst, "</details>\n"...)
+	default:
+		dst = appendPartsHTML(dst, &w)
 	}
 	return entryEnd(dst)
 }
 
-// appendPartHTML appends one part of an entry; output shows text as
-// program output.
-func appendPartHTML(dst []byte, p *parts.Part, output bool) []byte {
+// appendPartsHTML appends the parts of an entry that is not a tool
+// result: text as Markdown, the n-th image inline.
+func appendPartsHTML(dst []byte, w *parts.Walk) []byte {
+	n := 0
+	for w.Next() {
+		if w.Part.Kind == parts.Image {
+			n++
+			dst = appendImageHTML(dst, w.Head.Entry, n, &w.Part)
+			continue
+		}
+		dst = appendPartHTML(dst, &w.Part)
+	}
+	return dst
+}
+
+// Outputs longer than these fold.
+const (
+	foldBytes = 4000
+	foldLines = 25
+)
+
+// appendToolResultHTML appends a tool result's parts: its output as
+// program output, folded when long, its images after it, and an edit's
+// diff.
+func appendToolResultHTML(dst []byte, w *parts.Walk) []byte {
+	h := &w.Head
+	e := h.Entry
+	dst = appendCallRef(dst, h.ToolCallID)
+	// The output's size, from its raw parts, decides whether it folds.
+	size, lines, images := 0, 0, 0
+	body := len(dst)
+	for w.Next() {
+		p := &w.Part
+		if p.Kind == parts.Image {
+			images++
+			continue
+		}
+		if p.Kind == parts.Text {
+			size += len(p.Value)
+			lines += bytes.Count(p.Value, []byte(`\n`))
+		}
+		dst = appendOutputPart(dst, p)
+	}
+	out := len(dst) - body
+	open := "<details class=\"output\" open><summary>output</summary>\n"
+	if size > foldBytes || lines > foldLines {
+		open = "<details class=\"output\"><summary>output (long, folded)</summary>\n"
+	}
+	if out > 0 {
+		dst = slices.Insert(dst, body, []byte(open)...)
+		dst = append(dst, "</details>\n"...)
+	}
+	if images > 0 {
+		n := 0
+		for w2 := parts.Of(e); w2.Next(); {
+			if w2.Part.Kind == parts.Image {
+				n++
+				dst = appendImageHTML(dst, e, n, &w2.Part)
+			}
+		}
+	}
+	if diff := diffOf(h.Details); diff != nil {
+		dst = appendDiffHTML(dst, diff)
+	}
+	return dst
+}
+
+// appendOutputPart appends one part of a tool's output.
+func appendOutputPart(dst []byte, p *parts.Part) []byte {
+	if p.Kind == parts.Text {
+		return appendText(dst, "pre", p.Value)
+	}
+	return appendPartHTML(dst, p)
+}
+
+// appendCallRef links a tool result to the tool call it answers, and
+// gives it the anchor its call links to.
+func appendCallRef(dst, callID []byte) []byte {
+	id, ok := jsjson.StringValue(callID)
+	if !ok || id == "" {
+		return dst
+	}
+	dst = append(dst, "<p class=\"call-ref\" id=\""...)
+	dst = callAnchor(dst, "r-", id)
+	dst = append(dst, "\">result of <a href=\"#"...)
+	dst = callAnchor(dst, "c-", id)
+	dst = append(dst, "\">"...)
+	dst = escapeHTML(dst, []byte(id))
+	return append(dst, "</a></p>\n"...)
+}
+
+// callAnchor appends the fragment id of a tool call (prefix "c-") or of
+// its result ("r-"), spelled as anchor spells entry ids.
+func callAnchor(dst []byte, prefix, id string) []byte {
+	n := len(dst)
+	dst = anchor(dst, id)
+	copy(dst[n:], prefix) // anchor writes "e-" first
+	return dst
+}
+
+// appendDiffHTML shows an edit's diff, a line per row, additions and
+// removals marked.
+func appendDiffHTML(dst, diff []byte) []byte {
+	dst = append(dst, "<pre class=\"diff\">"...)
+	start := len(dst)
+	dst = jsjson.AppendUnquoted(dst, diff)
+	text := bytes.Clone(dst[start:])
+	dst = dst[:start]
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		class := "ctx"
+		if len(line) > 0 {
+			switch line[0] {
+			case '+':
+				class = "add"
+			case '-':
+				class = "del"
+			}
+		}
+		dst = append(dst, "<span class=\""...)
+		dst = append(dst, class...)
+		dst = append(dst, "\">"...)
+		dst = escapeHTML(dst, line)
+		dst = append(dst, "</span>\n"...)
+	}
+	return append(dst, "</pre>\n"...)
+}
+
+// appendSystemHTML shows a system message folded: its instructions, its
+// named prompt sections, the tools it adds and removes.
+func appendSystemHTML(dst []byte, w *parts.Walk) []byte {
+	h := &w.Head
+	dst = append(dst, "<details class=\"system-prompt\"><summary>system prompt"...)
+	var names []byte
+	jsjson.Members(h.Sections, func(k, v []byte) bool {
+		names = append(names, ", "...)
+		if jsjson.KindOf(v) == jsjson.Null {
+			names = append(names, '-')
+		}
+		names = escapeHTML(names, jsjson.AppendUnquoted(nil, k))
+		return true
+	})
+	if len(names) > 0 {
+		dst = append(dst, " · sections "...)
+		dst = append(dst, names[2:]...)
+	}
+	tools := appendToolNames(appendToolNames(nil, h.ToolsAdded, '+'), h.ToolsRemoved, '-')
+	if len(tools) > 0 {
+		dst = append(dst, " · tools"...)
+		dst = append(dst, tools...)
+	}
+	dst = append(dst, "</summary>\n"...)
+	for w.Next() {
+		if w.Part.Kind == parts.Text {
+			dst = appendText(dst, "pre", w.Part.Value)
+			continue
+		}
+		dst = appendPartHTML(dst, &w.Part)
+	}
+	jsjson.Members(h.Sections, func(k, v []byte) bool {
+		dst = append(dst, "<h4>section <code>"...)
+		dst = escapeHTML(dst, jsjson.AppendUnquoted(nil, k))
+		dst = append(dst, "</code>"...)
+		if jsjson.KindOf(v) == jsjson.Null {
+			dst = append(dst, " removed</h4>\n"...)
+			return true
+		}
+		dst = append(dst, "</h4>\n"...)
+		dst = appendText(dst, "pre", v)
+		return true
+	})
+	if jsjson.KindOf(h.ToolsAdded) == jsjson.Array {
+		dst = append(dst, "<h4>tools added</h4>\n<dl class=\"tools\">\n"...)
+		jsjson.Elements(h.ToolsAdded, func(t []byte) bool {
+			dst = append(dst, "<dt><code>"...)
+			dst = appendTextInline(dst, jsjson.Get(t, "name"))
+			dst = append(dst, "</code></dt><dd>"...)
+			dst = appendTextInline(dst, jsjson.Get(t, "description"))
+			dst = append(dst, "</dd>\n"...)
+			return true
+		})
+		dst = append(dst, "</dl>\n"...)
+	}
+	if jsjson.KindOf(h.ToolsRemoved) == jsjson.Array {
+		dst = append(dst, "<h4>tools removed</h4>\n<p>"...)
+		dst = append(dst, appendToolNames(nil, h.ToolsRemoved, 0)...)
+		dst = append(dst, "</p>\n"...)
+	}
+	return append(dst, "</details>\n"...)
+}
+
+// appendToolNames appends " <sign><name>" for each tool of a list,
+// escaped.
+func appendToolNames(dst, list []byte, sign byte) []byte {
+	jsjson.Elements(list, func(t []byte) bool {
+		dst = append(dst, ' ')
+		if sign != 0 {
+			dst = append(dst, sign)
+		}
+		dst = appendTextInline(dst, jsjson.Get(t, "name"))
+		return true
+	})
+	return dst
+}
+
+// appendCallPreview appends what a tool call does, in a line, as pi's
+// page heads it: a bash call's command ("$ command"), another call's
+// path; nothing for others.
+func appendCallPreview(dst, name, args []byte) []byte {
+	v, prefix := jsjson.Get(args, "path"), ""
+	if jsjson.StringIs(name, "bash") {
+		v, prefix = jsjson.Get(args, "command"), "$ "
+	}
+	if jsjson.KindOf(v) != jsjson.String {
+		return dst
+	}
+	dst = append(dst, "<code class=\"preview\">"...)
+	dst = append(dst, prefix...)
+	dst = appendTextInline(dst, v)
+	return append(dst, "</code> "...)
+}
+
+// appendImageHTML shows the n-th image block of entry e: inline, as a
+// data: URI, when its type is PNG, JPEG, GIF or WebP and its first bytes
+// are that format's; else (an SVG, a type its bytes belie, broken data)
+// as a note naming its file.
+func appendImageHTML(dst []byte, e *sessions.Entry, n int, p *parts.Part) []byte {
+	mime, ok := sniffImage(p.Mime, p.Data)
+	if ok {
+		dst = append(dst, "<figure class=\"image\"><img src=\"data:"...)
+		dst = append(dst, mime...)
+		dst = append(dst, ";base64,"...)
+		dst = appendImageText(dst, p.Data)
+		dst = append(dst, "\" alt=\"image "...)
+		dst = append(dst, mime...)
+		return append(dst, "\"></figure>\n"...)
+	}
+	dst = append(dst, "<p class=\"image\">[image "...)
+	dst = appendTextInline(dst, p.Mime)
+	if _, valid := ImageSize(p.Data); !valid {
+		dst = append(dst, ": not valid base64"...)
+	} else if e.ID != "" {
+		dst = append(dst, ": not shown inline, see <code>images/"...)
+		dst = escapeHTML(dst, []byte(ImageName(e.ID, n, p.Mime)))
+		dst = append(dst, "</code>"...)
+	}
+	return append(dst, "]</p>\n"...)
+}
+
+// appendPartHTML appends one part of an entry (not an image).
+func appendPartHTML(dst []byte, p *parts.Part) []byte {
 	switch p.Kind {
 	case parts.Text:
-		if output {
-			return appendText(dst, "pre", p.Value)
-		}
-		return appendText(dst, "text", p.Value)
+		return appendMarkdown(dst, p.Value)
 	case parts.Thinking:
 		dst = append(dst, "<details class=\"thinking\"><summary>thinking</summary>\n"...)
 		dst = appendText(dst, "text", p.Value)
 		return append(dst, "</details>\n"...)
 	case parts.ToolCall:
-		dst = append(dst, "<details class=\"tool-call\"><summary>tool call <code>"...)
+		dst = append(dst, "<details class=\"tool-call\""...)
+		if id, ok := jsjson.StringValue(p.ID); ok && id != "" {
+			dst = append(dst, " id=\""...)
+			dst = callAnchor(dst, "c-", id)
+			dst = append(dst, '"')
+		}
+		dst = append(dst, "><summary>tool call <code>"...)
 		dst = appendTextInline(dst, p.Name)
-		dst = append(dst, "</code> <span class=\"call-id\">"...)
+		dst = append(dst, "</code> "...)
+		dst = appendCallPreview(dst, p.Name, p.Args)
+		dst = append(dst, "<span class=\"call-id\">"...)
 		dst = appendTextInline(dst, p.ID)
-		dst = append(dst, "</span></summary>\n<pre>"...)
+		dst = append(dst, "</span>"...)
+		if id, ok := jsjson.StringValue(p.ID); ok && id != "" {
+			dst = append(dst, " <a href=\"#"...)
+			dst = callAnchor(dst, "r-", id)
+			dst = append(dst, "\">result</a>"...)
+		}
+		dst = append(dst, "</summary>\n<pre>"...)
 		dst = escapeIndented(dst, p.Args)
 		return append(dst, "</pre>\n</details>\n"...)
-	case parts.Image:
-		dst = append(dst, "<p class=\"image\">[image "...)
-		dst = appendTextInline(dst, p.Mime)
-		return append(dst, "]</p>\n"...)
 	case parts.Block:
 		dst = append(dst, "<pre class=\"block\">"...)
 		dst = escapeIndented(dst, p.Block)
@@ -443,7 +736,7 @@ func appendPartHTML(dst []byte, p *parts.Part, output bool) []byte {
 		dst = appendText(dst, "pre", p.Value)
 		return append(dst, "</details>\n"...)
 	case parts.Summary:
-		return appendText(dst, "text", p.Value)
+		return appendMarkdown(dst, p.Value)
 	}
 	return dst
 }

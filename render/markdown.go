@@ -16,7 +16,9 @@ import (
 // each entry's AppendEntryMarkdown. For each message, branch summary and
 // compaction there is a heading with who, the entry id and the time, then
 // the full text; code blocks use a fence longer than any backtick run they
-// hold. Other entries (labels, model changes, …) show nothing.
+// hold. Images are links to their files in images/, which the session
+// folder and each branches/<id>/ folder hold. Other entries (labels,
+// model changes, …) show nothing.
 func Transcript(path []*sessions.Entry) []byte {
 	return transcript(path, partsFor(rawBytes(path), textMinBytes))
 }
@@ -71,13 +73,97 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
 	}
 	dst = headingTail(dst, e)
 	body := len(dst)
+	if h.Shape != parts.ToolResult {
+		n := 0
+		for w.Next() {
+			if w.Part.Kind == parts.Image {
+				n++
+				dst = appendImageLink(dst, e, n, &w.Part)
+				continue
+			}
+			dst = appendPartMarkdown(dst, h, &w.Part)
+		}
+		return dst
+	}
+	// A tool's output is one code block; its images follow as links, and
+	// an edit's diff as a diff.
+	n := 0
 	for w.Next() {
+		if w.Part.Kind == parts.Image {
+			n++
+			continue
+		}
 		dst = appendPartMarkdown(dst, h, &w.Part)
 	}
-	if h.Shape == parts.ToolResult {
-		// A tool's output is one code block.
-		dst = trimNewlines(dst, body)
-		dst = fenceTail(dst, body, "")
+	dst = trimNewlines(dst, body)
+	dst = fenceTail(dst, body, "")
+	if n > 0 {
+		n = 0
+		for w = parts.Of(e); w.Next(); {
+			if w.Part.Kind == parts.Image {
+				n++
+				dst = appendImageLink(dst, e, n, &w.Part)
+			}
+		}
+	}
+	if diff := diffOf(h.Details); diff != nil {
+		start := len(dst)
+		dst = jsjson.AppendUnquoted(dst, diff)
+		dst = fenceTail(dst, start, "diff")
+	}
+	return dst
+}
+
+// diffOf is the diff a tool result's details hold (an edit's): its diff
+// member when that is a non-empty string, else nil.
+func diffOf(details []byte) []byte {
+	if v := jsjson.Get(details, "diff"); jsjson.KindOf(v) == jsjson.String && len(v) > 2 {
+		return v
+	}
+	return nil
+}
+
+// appendImageLink shows the n-th image block of e as a Markdown image
+// whose path leads to its file in images/; an image without a file
+// (broken data, or an entry without an id) as its type and why.
+func appendImageLink(dst []byte, e *sessions.Entry, n int, p *parts.Part) []byte {
+	if _, ok := ImageSize(p.Data); !ok || e.ID == "" {
+		dst = append(dst, "*[image "...)
+		dst = appendStr(dst, p.Mime)
+		if e.ID != "" {
+			dst = append(dst, ": not valid base64, no file"...)
+		}
+		return append(dst, "]*\n\n"...)
+	}
+	dst = append(dst, "![image "...)
+	start := len(dst)
+	dst = appendStr(dst, p.Mime)
+	for i := start; i < len(dst); i++ {
+		// The alt text stays one line of plain text.
+		switch dst[i] {
+		case '[', ']', '\\', '\n', '\r', '`', '*', '_', '<', '>':
+			dst[i] = ' '
+		}
+	}
+	dst = append(dst, "]("...)
+	dst = append(dst, "images/"...)
+	dst = appendURLPath(dst, ImageName(e.ID, n, p.Mime))
+	return append(dst, ")\n\n"...)
+}
+
+// appendURLPath appends a relative path as a URL path: bytes other than
+// letters, digits, "-._~/" percent-encoded, so that a Markdown link
+// destination holds no space, parenthesis or angle bracket, and a "%"
+// of a file name is the file's.
+func appendURLPath(dst []byte, p string) []byte {
+	const hexd = "0123456789ABCDEF"
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' || c == '/' {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', hexd[c>>4], hexd[c&15])
+		}
 	}
 	return dst
 }
@@ -99,10 +185,6 @@ func appendPartMarkdown(dst []byte, h *parts.Head, p *parts.Part) []byte {
 		start := len(dst)
 		dst = Indent(dst, p.Args)
 		return fenceTail(dst, start, "json")
-	case parts.Image:
-		dst = append(dst, "*[image "...)
-		dst = appendStr(dst, p.Mime)
-		return append(dst, "]*\n\n"...)
 	case parts.Block:
 		start := len(dst)
 		dst = Indent(dst, p.Block)

@@ -6,6 +6,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strings"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -18,6 +19,45 @@ func refTranscript(path []*sessions.Entry) []byte {
 		refWriteEntry(&b, e)
 	}
 	return []byte(b.String())
+}
+
+// refImage writes the n-th image block of e: a link to its file, or its
+// type when it has none.
+func refImage(b *strings.Builder, e *sessions.Entry, n int, block []byte) {
+	mime := jsjson.Get(block, "mimeType")
+	data := jsjson.Get(block, "data")
+	if _, err := DecodeImage(data); err != nil || e.ID == "" {
+		why := ""
+		if e.ID != "" {
+			why = ": not valid base64, no file"
+		}
+		fmt.Fprintf(b, "*[image %s%s]*\n\n", refStr(mime), why)
+		return
+	}
+	alt := strings.Map(func(r rune) rune {
+		if strings.ContainsRune("[]\\\n\r`*_<>", r) {
+			return ' '
+		}
+		return r
+	}, refStr(mime))
+	u := (&url.URL{Path: "images/" + ImageName(e.ID, n, mime)}).EscapedPath()
+	u = strings.NewReplacer("(", "%28", ")", "%29", "!", "%21", "$", "%24", "&", "%26", "'", "%27", "*", "%2A", "+", "%2B", ",", "%2C", ";", "%3B", "=", "%3D", ":", "%3A", "@", "%40").Replace(u)
+	fmt.Fprintf(b, "![image %s](%s)\n\n", alt, u)
+}
+
+// refImages writes the image blocks of a content array.
+func refImages(b *strings.Builder, e *sessions.Entry, c []byte) {
+	if jsjson.KindOf(c) != jsjson.Array {
+		return
+	}
+	n := 0
+	jsjson.Elements(c, func(block []byte) bool {
+		if typ, _ := jsjson.Str(block, "type"); typ == "image" {
+			n++
+			refImage(b, e, n, block)
+		}
+		return true
+	})
 }
 
 func refHeading(b *strings.Builder, who string, e *sessions.Entry) {
@@ -63,12 +103,13 @@ func refFence(b *strings.Builder, lang, text string) {
 }
 
 // content writes a message's content: a string, or blocks of text,
-// thinking, tool calls and images.
-func refContent(b *strings.Builder, c []byte) {
+// thinking, tool calls and images (without withImages, images are left out).
+func refContent(b *strings.Builder, e *sessions.Entry, c []byte, withImages bool) {
 	if jsjson.KindOf(c) != jsjson.Array {
 		refPara(b, refStr(c))
 		return
 	}
+	n := 0
 	jsjson.Elements(c, func(block []byte) bool {
 		typ, _ := jsjson.Str(block, "type")
 		switch typ {
@@ -87,7 +128,10 @@ func refContent(b *strings.Builder, c []byte) {
 			}
 			refFence(b, "json", string(jsonIndent(args)))
 		case "image":
-			fmt.Fprintf(b, "*[image %s]*\n\n", refStr(jsjson.Get(block, "mimeType")))
+			n++
+			if withImages {
+				refImage(b, e, n, block)
+			}
 		default:
 			refFence(b, "json", string(jsonIndent(block)))
 		}
@@ -102,7 +146,7 @@ func refWriteEntry(b *strings.Builder, e *sessions.Entry) {
 		switch e.Role {
 		case "user", "assistant", "custom", "system":
 			refHeading(b, e.Role, e)
-			refContent(b, jsjson.Get(m, "content"))
+			refContent(b, e, jsjson.Get(m, "content"), true)
 			if msg := refStr(jsjson.Get(m, "errorMessage")); msg != "" {
 				fmt.Fprintf(b, "*Error:* %s\n\n", msg)
 			}
@@ -116,8 +160,12 @@ func refWriteEntry(b *strings.Builder, e *sessions.Entry) {
 			}
 			refHeading(b, who, e)
 			var out strings.Builder
-			refContent(&out, jsjson.Get(m, "content"))
+			refContent(&out, e, jsjson.Get(m, "content"), false)
 			refFence(b, "", strings.TrimRight(out.String(), "\n"))
+			refImages(b, e, jsjson.Get(m, "content"))
+			if diff := refStr(jsjson.Get(jsjson.Get(m, "details"), "diff")); diff != "" && jsjson.KindOf(jsjson.Get(m, "details")) == jsjson.Object {
+				refFence(b, "diff", diff)
+			}
 		case "bashExecution":
 			refHeading(b, "bash", e)
 			refFence(b, "sh", "$ "+refStr(jsjson.Get(m, "command")))
@@ -128,11 +176,11 @@ func refWriteEntry(b *strings.Builder, e *sessions.Entry) {
 			refFence(b, "", output)
 		default:
 			refHeading(b, e.Kind(), e)
-			refContent(b, jsjson.Get(m, "content"))
+			refContent(b, e, jsjson.Get(m, "content"), true)
 		}
 	case "custom_message":
 		refHeading(b, "custom message "+refStr(e.Get("customType")), e)
-		refContent(b, e.Get("content"))
+		refContent(b, e, e.Get("content"), true)
 	case "branch_summary":
 		refHeading(b, "branch summary", e)
 		refPara(b, refStr(e.Get("summary")))

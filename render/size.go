@@ -6,6 +6,7 @@ import (
 	"github.com/pifs/pifs/internal/par"
 
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
 )
 
 // The sizes of the transcripts, for stat: each is counted by rendering the
@@ -60,6 +61,12 @@ func TranscriptHTMLSize(p Page, path []*sessions.Entry) int64 {
 }
 
 func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
+	return pageHTMLSize(p, path, nil, parts)
+}
+
+// pageHTMLSize is len(pageHTML(p, path, t, parts)), counted a piece at a
+// time.
+func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, parts int) int64 {
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)
 	sums := make([]partSummary, len(b)-1)
@@ -76,8 +83,17 @@ func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
 	defer putScratch(bp)
 	*bp = HTMLHead((*bp)[:0], p)
 	n := int64(len(*bp))
-	*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
-	n += int64(len(*bp))
+	if t == nil {
+		*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
+		n += int64(len(*bp))
+	} else {
+		k := sink{b: (*bp)[:0], count: true}
+		appendRest(&k, t, path)
+		k.b = footTotals(k.b, path, sumParts(sums))
+		k.done()
+		*bp = k.b
+		n += k.n
+	}
 	for _, k := range sizes {
 		n += k
 	}

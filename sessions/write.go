@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -270,6 +271,13 @@ func MigrateFile(l *Log) error {
 	if err := tmp.Chmod(perm.Mode().Perm()); err != nil {
 		tmp.Close()
 		return err
+	}
+	// The rewrite keeps the file's owner, as an append would.
+	if st, ok := perm.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid()) {
+		if err := tmp.Chown(int(st.Uid), int(st.Gid)); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -3,108 +3,287 @@ package view
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
+	iofs "io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
+
+	"github.com/pifs/pifs/sessions"
 )
 
-// Who may change what: a change pifs makes in the store for a caller
-// (trash, restore, import) is checked against the caller's rights on the
-// folders it changes, as the kernel would check the same rename or create
-// done directly, so that the mount lets nobody do through pifs what they
-// could not do without it.
+// Who may do what through the mount (docs/guarantees.md, "Who may do
+// what"): pifs runs with its own rights (often root, to serve a shared
+// store with --allow-other), so every change it makes for a caller is
+// first checked against the caller's rights, as the kernel would check
+// them were the caller doing it in the store itself:
+//
+//   - a write to a session control appends to the session file: the caller
+//     must be allowed to write that file (checked when the control is
+//     opened for writing, as open(2) checks);
+//   - fork reads the session: the caller must be allowed to read it;
+//   - a new session file (fork, new) goes into a folder: the caller must be
+//     allowed to search every folder from the store down to it and to
+//     write and search it; a folder that does not exist yet is made in the
+//     nearest one that does, which is checked so instead.
+//
+// A refused change is EACCES, with the reason in the session's errors
+// file and the log. What pifs creates for a caller is then given to the
+// caller (chown to their uid and gid), so that it is theirs as if they had
+// made it; a pifs that does not run as root cannot give a file away, and
+// creates only for its own user.
+//
+// The kernel checks the rest: with default_permissions (which
+// --allow-other implies) it checks every access against the modes the
+// mount shows, which are those of the store's files (see Owner).
 
-// mayChangeIn is nil when c may create and remove names in the folder
-// dir: write and search permission on it, and, when it has the sticky bit,
-// ownership of it or of file (the name removed, "" for none). Else a
-// refusal with EACCES that names the folder.
-func mayChangeIn(c Caller, dir, file string) error {
-	if c.Uid == 0 {
+// Access bits, as in access(2).
+const (
+	mayRead   = 4
+	mayWrite  = 2
+	maySearch = 1
+)
+
+// errAccess is an access refused for a caller, with what to do.
+func errAccess(format string, args ...any) error {
+	return &refusal{syscall.EACCES, fmt.Sprintf(format, args...)}
+}
+
+// groups are the caller's supplementary groups, from /proc (FUSE tells
+// only the uid and gid of a request). A caller whose process is gone has
+// none.
+func (c Caller) groups() []uint32 {
+	if c.Pid == 0 {
 		return nil
 	}
-	fi, err := os.Stat(dir)
+	data, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(c.Pid), 10) + "/status")
 	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
 		return nil
 	}
-	perm := uint32(fi.Mode().Perm())
-	var bits uint32
-	switch {
-	case st.Uid == c.Uid:
-		bits = perm >> 6
-	case inGroup(c, st.Gid):
-		bits = perm >> 3
-	default:
-		bits = perm
-	}
-	if bits&3 != 3 {
-		return refuse(syscall.EACCES, "%s: permission denied: you may not create or remove files in this folder", dir)
-	}
-	if fi.Mode()&os.ModeSticky != 0 && st.Uid != c.Uid {
-		if file == "" {
-			return nil
-		}
-		if ff, err := os.Lstat(file); err == nil {
-			if fs, ok := ff.Sys().(*syscall.Stat_t); ok && fs.Uid != c.Uid {
-				return refuse(syscall.EACCES, "%s: permission denied: the folder is sticky and the file is not yours", file)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "Groups:"); ok {
+			var out []uint32
+			for _, f := range strings.Fields(rest) {
+				if g, err := strconv.ParseUint(f, 10, 32); err == nil {
+					out = append(out, uint32(g))
+				}
 			}
+			return out
 		}
 	}
 	return nil
 }
 
-// inGroup tells whether c is in group gid: its own group or one of the
-// supplementary groups of its process.
-func inGroup(c Caller, gid uint32) bool {
-	if c.Gid == gid {
+// who is a caller's identity as access checks use it: uid, gid and
+// supplementary groups.
+type who struct {
+	uid, gid uint32
+	groups   []uint32
+}
+
+func (c Caller) who() who { return who{c.Uid, c.Gid, c.groups()} }
+
+// root tells that the caller bypasses permission checks, as root does.
+func (w who) root() bool { return w.uid == 0 }
+
+func (w who) inGroup(gid uint32) bool {
+	if w.gid == gid {
 		return true
 	}
-	if c.Pid == 0 {
-		return false
-	}
-	data, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(c.Pid), 10) + "/status")
-	if err != nil {
-		return false
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("Groups:"))
-		if !ok {
-			continue
+	for _, g := range w.groups {
+		if g == gid {
+			return true
 		}
-		for _, g := range bytes.Fields(rest) {
-			if n, err := strconv.ParseUint(string(g), 10, 32); err == nil && uint32(n) == gid {
-				return true
-			}
-		}
-		return false
 	}
 	return false
 }
 
-// changeable gives the folders that take changes their write bits, so
-// that the kernel, checking permissions itself (default_permissions,
-// which --allow-other implies), lets through who may make them: a project
-// folder (imports, and sessions moved to the trash) the owner's write bits
-// of its folder in the store; trash/ those of /tmp (1777), since who may
-// trash or restore a session is checked against the folders of the store
-// and of the trash (mayChangeIn). a holds the folder's attributes with
-// the owner o (nil: its scope's).
-func (v *View) changeable(f Folder, a *Attr, o *Owner) {
-	if v.opts.ReadOnly {
-		return
+// allows tells whether w may access what o owns for want (mayRead,
+// mayWrite, maySearch bits), as the kernel's permission check decides:
+// the owner's bits for the owner, else the group's for a member, else the
+// others'.
+func (w who) allows(o Owner, want uint32) bool {
+	if w.root() {
+		return true
 	}
-	switch f.(type) {
-	case *projectDir:
-		if o == nil {
-			owner := v.Owner(f.scope())
-			o = &owner
+	var bits uint32
+	switch {
+	case w.uid == o.Uid:
+		bits = o.Perm >> 6 & 7
+	case w.inGroup(o.Gid):
+		bits = o.Perm >> 3 & 7
+	default:
+		bits = o.Perm & 7
+	}
+	return bits&want == want
+}
+
+// key spells the identity for a map.
+func (w who) key() string {
+	return fmt.Sprint(w.uid, w.gid, w.groups)
+}
+
+// lstatOwner is the owner and permissions of a path, not following a
+// symlink.
+func lstatOwner(path string) (Owner, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return Owner{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return Owner{}, fmt.Errorf("%s: no owner", path)
+	}
+	return Owner{st.Uid, st.Gid, uint32(fi.Mode().Perm())}, nil
+}
+
+// searchDown checks that w may search every folder from the store down
+// to dir, both included; dir must be the store or inside it.
+func (v *View) searchDown(w who, dir string) error {
+	store := filepath.Clean(v.opts.SessionsDir)
+	rel, err := filepath.Rel(store, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return errAccess("%s is outside the sessions directory %s", dir, store)
+	}
+	p := store
+	parts := []string{}
+	if rel != "." {
+		parts = strings.Split(rel, "/")
+	}
+	for i := 0; ; i++ {
+		o, err := lstatOwner(p)
+		if err != nil {
+			return err
 		}
-		a.Mode |= o.Perm & 0o222
-	case *trashDir:
-		a.Mode = syscall.S_IFDIR | syscall.S_ISVTX | 0o777
+		if !w.allows(o, maySearch) {
+			return errAccess("user %d may not search %s (mode %04o, owner %d:%d)", w.uid, p, o.Perm, o.Uid, o.Gid)
+		}
+		if i == len(parts) {
+			return nil
+		}
+		p = filepath.Join(p, parts[i])
 	}
+}
+
+// mayCreateIn checks that caller c may create a file in dir of the store
+// (made first when it is not there): it returns the folders that must be
+// made, outermost first.
+func (v *View) mayCreateIn(c Caller, dir string) ([]string, error) {
+	w := c.who()
+	if !w.root() && w.uid != v.uid && v.uid != 0 {
+		return nil, errAccess("pifs runs as user %d and cannot create a file that belongs to user %d; mount the store as that user, or as root", v.uid, w.uid)
+	}
+	dir = filepath.Clean(dir)
+	var missing []string
+	at := dir
+	for {
+		_, err := os.Lstat(at)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, iofs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append([]string{at}, missing...)
+		parent := filepath.Dir(at)
+		if parent == at {
+			return nil, err
+		}
+		at = parent
+	}
+	if err := v.searchDown(w, at); err != nil {
+		return nil, err
+	}
+	o, err := lstatOwner(at)
+	if err != nil {
+		return nil, err
+	}
+	if !w.allows(o, mayWrite|maySearch) {
+		return nil, errAccess("user %d may not create files in %s (mode %04o, owner %d:%d): pifs creates for a user only what the user could create in the store", w.uid, at, o.Perm, o.Uid, o.Gid)
+	}
+	return missing, nil
+}
+
+// mayAppend checks that caller c may write to the session file at path.
+func (v *View) mayAppend(c Caller, path string) error {
+	return v.mayOpen(c, path, mayWrite, "write to")
+}
+
+// mayRead checks that caller c may read the session file at path.
+func (v *View) mayReadFile(c Caller, path string) error {
+	return v.mayOpen(c, path, mayRead, "read")
+}
+
+func (v *View) mayOpen(c Caller, path string, want uint32, what string) error {
+	w := c.who()
+	if w.root() {
+		return nil
+	}
+	if err := v.searchDown(w, filepath.Dir(path)); err != nil {
+		return err
+	}
+	o, err := lstatOwner(path)
+	if err != nil {
+		return err
+	}
+	if !w.allows(o, want) {
+		return errAccess("user %d may not %s %s (mode %04o, owner %d:%d)", w.uid, what, path, o.Perm, o.Uid, o.Gid)
+	}
+	return nil
+}
+
+// createFor creates a planned session file for caller c, with the
+// folders it needs, and gives them to the caller.
+func (v *View) createFor(c Caller, p newSession) (string, error) {
+	missing, err := v.mayCreateIn(c, p.dir)
+	if err != nil {
+		return "", err
+	}
+	path, err := sessions.Create(p.dir, p.file, p.lines...)
+	if err != nil {
+		return "", err
+	}
+	if v.uid == 0 && (c.Uid != 0 || c.Gid != 0) {
+		for _, d := range missing {
+			if err := os.Lchown(d, int(c.Uid), int(c.Gid)); err != nil {
+				return "", err
+			}
+		}
+		if err := os.Lchown(path, int(c.Uid), int(c.Gid)); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
+}
+
+// opener is a control that checks its caller's rights when it is opened
+// for writing.
+type opener interface {
+	mayOpen(c Caller) error
+}
+
+// mayOpen: a write to name, leaf or append appends to the session file.
+func (c sessionControl[P]) mayOpen(who Caller) error { return c.s.mayChange(who) }
+
+// mayOpen: a fork reads the session (where the copy goes is checked per
+// line).
+func (c forkControl) mayOpen(who Caller) error {
+	f, err := c.s.meta()
+	if err != nil {
+		return err
+	}
+	return c.s.v.mayReadFile(who, f.Path)
+}
+
+// mayChange checks that caller c may append to the session's file.
+func (s sessionRef) mayChange(c Caller) error {
+	f, err := s.meta()
+	if err != nil {
+		return err
+	}
+	return s.v.mayAppend(c, f.Path)
 }

@@ -143,7 +143,7 @@ func (d *byCwdDir) link(f *sessions.File) Child {
 	target := strings.Repeat("../", depth) + f.Project + "/" + f.Name
 	mt := time.Unix(0, f.Sig.Mtime)
 	return Child{f.Name, syscall.S_IFLNK, names.Ino(byCwdName, d.path, f.Project, f.Name), func() Node {
-		return newFixedLink(inProject{d.v, ""}, target, mt)
+		return newSessionLink(inProject{d.v, ""}, target, mt, f)
 	}}
 }
 
@@ -153,8 +153,20 @@ type fixedLink struct {
 	inProject
 	to string
 	mt time.Time
+	// of is the session it leads to, when it does: it is shown only to
+	// whoever sees that session (see sight).
+	of *sessions.File
 }
 
-func newFixedLink(in inProject, to string, mt time.Time) *fixedLink { return &fixedLink{in, to, mt} }
+func newFixedLink(in inProject, to string, mt time.Time) *fixedLink {
+	return &fixedLink{inProject: in, to: to, mt: mt}
+}
+
+// newSessionLink is a fixed link to the folder of the session of f.
+func newSessionLink(in inProject, to string, mt time.Time, f *sessions.File) *fixedLink {
+	l := newFixedLink(in, to, mt)
+	l.of = f
+	return l
+}
 
 func (l *fixedLink) target() (string, time.Time, error) { return l.to, l.mt, nil }

@@ -95,6 +95,6 @@ func (d *byNameDir) lookup(name string) (Child, error) {
 func (d *byNameDir) link(name string, f *sessions.File) Child {
 	target, mt := "../"+f.Name, time.Unix(0, f.Sig.Mtime)
 	return Child{name, syscall.S_IFLNK, names.Ino("p", d.project, byNameName, name, f.Name), func() Node {
-		return newFixedLink(d.inProject, target, mt)
+		return newSessionLink(d.inProject, target, mt, f)
 	}}
 }

@@ -96,10 +96,10 @@ type newSession struct {
 
 // create writes the planned sessions and returns their paths relative to
 // the mount root, one a line.
-func (v *View) create(plans []newSession) ([]byte, error) {
+func (v *View) create(c Caller, plans []newSession) ([]byte, error) {
 	var reply []byte
 	for _, p := range plans {
-		path, err := sessions.Create(p.dir, p.file, p.lines...)
+		path, err := v.createFor(c, p)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func (c forkControl) name() string { return forkName }
 
 func (c forkControl) refused(err error) { c.s.refused(err) }
 
-func (c forkControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
+func (c forkControl) run(who Caller, _ any, lines [][]byte) ([]byte, error) {
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -150,7 +150,7 @@ func (c forkControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
 	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		taken := map[string]bool{}
 		for i, l := range lines {
-			p, err := c.plan(ss, l, taken)
+			p, err := c.plan(who, ss, l, taken)
 			if err != nil {
 				return lineError("fork", i+1, err)
 			}
@@ -161,13 +161,13 @@ func (c forkControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.v.create(plans)
+	return c.s.v.create(who, plans)
 }
 
 // plan reads one fork line: an entry id or label (pi's /clone at that
 // entry), an empty line (the whole session, pi's --fork), or
 // {"from","cwd","id","name"}.
-func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newSession, error) {
+func (c forkControl) plan(who Caller, ss *session, line []byte, taken map[string]bool) (newSession, error) {
 	req, err := parseForkLine(line)
 	if err != nil {
 		return newSession{}, err
@@ -178,6 +178,9 @@ func (c forkControl) plan(ss *session, line []byte, taken map[string]bool) (newS
 	if req.Cwd != "" {
 		cwd = req.Cwd
 		project, dir = c.s.v.placeFor(cwd)
+	}
+	if _, err := c.s.v.mayCreateIn(who, dir); err != nil {
+		return newSession{}, err
 	}
 	id, err := c.s.v.sessionID(req.ID, taken)
 	if err != nil {
@@ -220,29 +223,29 @@ func (c newControl) refused(err error) {
 	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
-func (c newControl) run(_ Caller, _ any, lines [][]byte) ([]byte, error) {
+func (c newControl) run(who Caller, _ any, lines [][]byte) ([]byte, error) {
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
 	var plans []newSession
 	taken := map[string]bool{}
 	for i, l := range lines {
-		p, err := c.plan(l, taken)
+		p, err := c.plan(who, l, taken)
 		if err != nil {
 			return nil, lineError("new", i+1, err)
 		}
 		plans = append(plans, p)
 	}
-	return c.v.create(plans)
+	return c.v.create(who, plans)
 }
 
-func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error) {
+func (c newControl) plan(who Caller, line []byte, taken map[string]bool) (newSession, error) {
 	so, err := parseNewLine(line, c.project != "")
 	if err != nil {
 		return newSession{}, err
 	}
 	if c.project != "" {
-		cwd, err := c.v.st.projectCwd(c.project)
+		cwd, err := c.v.st.projectCwd(c.project, nil)
 		if err != nil {
 			return newSession{}, err
 		}
@@ -257,6 +260,9 @@ func (c newControl) plan(line []byte, taken map[string]bool) (newSession, error)
 		if folder, ok := c.v.st.x.ProjectFolder(c.project); ok && !c.v.opts.Flat {
 			dir = folder
 		}
+	}
+	if _, err := c.v.mayCreateIn(who, dir); err != nil {
+		return newSession{}, err
 	}
 	id, err := c.v.sessionID(so.ID, taken)
 	if err != nil {

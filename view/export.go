@@ -41,7 +41,7 @@ func (f *exportFile) content() ([]byte, time.Time, error) {
 		b, err := ss.tree.Export(f.at, ts, cwd)
 		failed = err
 		return b
-	})
+	}, nil)
 	if err == nil {
 		err = failed
 	}
@@ -53,7 +53,7 @@ func (f *exportFile) size() (int64, time.Time, error) {
 		ts, cwd := exportArgs(ss, f.at)
 		n, _ := ss.tree.ExportSize(f.at, ts, cwd) // the entry is there
 		return n
-	}, f.key())
+	}, nil)
 }
 
 // knownSize: a branch's views are given by name alone in a listing.

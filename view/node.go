@@ -171,6 +171,9 @@ func (v *View) Attr(n Node, o *Owner) (Attr, error) {
 	switch n := n.(type) {
 	case Folder:
 		a.Mode = syscall.S_IFDIR | 0o555
+		if _, ok := n.(symlinker); ok && !v.opts.ReadOnly {
+			a.Mode |= 0o200 // labels/ takes ln -s and rm
+		}
 		a.Mtime, err = n.mtime()
 	case Link:
 		var t string

@@ -12,7 +12,8 @@ import (
 // folder's; a project folder and what it holds but its sessions are its
 // folder's; a session folder and every file and folder in it are its
 // session file's. Folders get x where they get r; files keep only r, but
-// for controls, which keep the owner's w; a symlink is 0777 as always.
+// for controls and labels/, which keep the file's w bits (who may write
+// the file may write through them); a symlink is 0777 as always.
 //
 // A value's owner comes from its scope in a constant number of steps,
 // never from the folders above it: a lookup deep in tree/ costs what one
@@ -70,10 +71,9 @@ func (o Owner) apply(a *Attr) {
 		perm = read | read>>2
 	case syscall.S_IFLNK:
 		perm = 0o777
-	default:
-		if base&0o200 != 0 {
-			perm |= o.Perm & 0o200 // a control the owner may write
-		}
+	}
+	if kind != syscall.S_IFLNK && base&0o200 != 0 {
+		perm |= o.Perm & 0o222 // a control, or labels/: who may write the file
 	}
 	a.Uid, a.Gid = o.Uid, o.Gid
 	a.Mode = kind | perm

@@ -166,7 +166,7 @@ func (d *projectDir) usage() Child {
 }
 
 func (d *projectDir) latest() (Child, error) {
-	f, ok := d.v.st.latest(d.project)
+	f, ok := d.v.st.latest(d.project, nil)
 	if !ok {
 		return Child{}, ErrNotFound
 	}
@@ -187,16 +187,19 @@ func (d *projectDir) session(name string) Child {
 
 // cwdFile holds a project's working directory: the cwd of its newest
 // session that names one (empty when none does).
-type cwdFile struct{ inProject }
+type cwdFile struct {
+	inProject
+	sees *sight // nil: everything
+}
 
-func newCwdFile(v *View, project string) *cwdFile { return &cwdFile{inProject{v, project}} }
+func newCwdFile(v *View, project string) *cwdFile { return &cwdFile{inProject: inProject{v, project}} }
 
 func (f *cwdFile) content() ([]byte, time.Time, error) {
 	mt, err := f.v.st.projectMtime(f.project)
 	if err != nil {
 		return nil, mt, err
 	}
-	cwd, err := f.v.st.projectCwd(f.project)
+	cwd, err := f.v.st.projectCwd(f.project, f.sees)
 	if err != nil || cwd == "" {
 		return nil, mt, err
 	}
@@ -287,13 +290,16 @@ func (l *byIDLink) target() (string, time.Time, error) {
 // latestLink is latest: the session whose file changed last, at the root
 // or in a project.
 type latestLink struct {
-	inProject // "" at the root
+	inProject        // "" at the root
+	sees      *sight // nil: everything
 }
 
-func newLatestLink(v *View, project string) *latestLink { return &latestLink{inProject{v, project}} }
+func newLatestLink(v *View, project string) *latestLink {
+	return &latestLink{inProject: inProject{v, project}}
+}
 
 func (l *latestLink) target() (string, time.Time, error) {
-	f, ok := l.v.st.latest(l.project)
+	f, ok := l.v.st.latest(l.project, l.sees)
 	if !ok {
 		return "", time.Time{}, ErrNotFound
 	}

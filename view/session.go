@@ -216,6 +216,7 @@ var sessionFiles = []struct {
 	{branchesName, syscall.S_IFDIR, func(s sessionRef) Node { return newBranchesDir(s) }},
 	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
 	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
+	{imagesName, syscall.S_IFDIR, func(s sessionRef) Node { return newImagesDir(s, "") }},
 	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
 	{tree.FilterDefault.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterDefault) }},
 	{tree.FilterNoTools.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterNoTools) }},
@@ -363,7 +364,7 @@ func (v pathView) content() ([]byte, time.Time, error) {
 	if !v.branch {
 		return v.s.render(v.name, func(ss *session) []byte { return v.make(ss, "") })
 	}
-	return v.s.renderEntry(v.at, v.name+"\x00"+v.at, func(ss *session) []byte { return v.make(ss, v.at) }, v.name)
+	return v.s.renderEntry(v.at, v.name+"\x00"+v.at, func(ss *session) []byte { return v.make(ss, v.at) }, v.sharedKey)
 }
 
 func (v pathView) knownSize() (int64, time.Time, bool) {
@@ -377,7 +378,18 @@ func (v pathView) size() (int64, time.Time, error) {
 	if !v.branch {
 		return v.s.renderSize(v.name, func(ss *session) int64 { return v.count(ss, "") })
 	}
-	return v.s.renderEntrySize(v.at, v.name+"\x00"+v.at, func(ss *session) int64 { return v.count(ss, v.at) }, v.name)
+	return v.s.renderEntrySize(v.at, v.name+"\x00"+v.at, func(ss *session) int64 { return v.count(ss, v.at) }, v.sharedKey)
+}
+
+// sharedKey is the key of the session's own view that a branch's view at
+// the leaf is the same as, "" when they differ: context.json and
+// transcript.md are; transcript.html is not (the session's page shows
+// the whole session).
+func (v pathView) sharedKey(*session) string {
+	if v.name == htmlName {
+		return ""
+	}
+	return v.name
 }
 
 // pathOf is the path a view shows: to the leaf, or to entry at.
@@ -492,15 +504,23 @@ func sameEntry(a, b *sessions.Entry) bool {
 	return a == b || (a.ID == b.ID && a.Offset == b.Offset && a.Seq == b.Seq)
 }
 
-// htmlFile is transcript.html: the same path as one self-contained page.
-// A page is read whole, so it does not follow the session: a new open (a
-// reload) shows what was added.
+// htmlFile is transcript.html: one self-contained page. The session
+// folder's shows the whole session (the path to the leaf, the other
+// branches, the tree); a branch's, the path to its entry. A page is read
+// whole, so it does not follow the session: a new open (a reload) shows
+// what was added.
 type htmlFile struct{ pathView }
 
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
 	f := &htmlFile{pathView: pathView{inSession{s}, at, branch, htmlName, func(ss *session, at string) []byte {
+		if !branch {
+			return render.SessionHTML(ss.tree)
+		}
 		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}, func(ss *session, at string) int64 {
+		if !branch {
+			return render.SessionHTMLSize(ss.tree)
+		}
 		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}}}
 	return f

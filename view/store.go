@@ -154,13 +154,13 @@ func msTime(ms float64) time.Time {
 
 // projectCwd is a project's working directory: the cwd of its newest
 // session that names one ("" when none does).
-func (st *store) projectCwd(project string) (string, error) {
+func (st *store) projectCwd(project string, s *sight) (string, error) {
 	files, err := st.sessionFiles(project)
 	if err != nil {
 		return "", err
 	}
 	for i := len(files) - 1; i >= 0; i-- {
-		if files[i].Header.Cwd != "" {
+		if files[i].Header.Cwd != "" && (s == nil || s.sees(files[i])) {
 			return files[i].Header.Cwd, nil
 		}
 	}
@@ -381,7 +381,7 @@ func (st *store) projectMtime(project string) (time.Time, error) {
 
 // latest is the session whose file changed last, in a project or ("") in
 // the whole store.
-func (st *store) latest(project string) (*sessions.File, bool) {
+func (st *store) latest(project string, s *sight) (*sessions.File, bool) {
 	var files []*sessions.File
 	if project == "" {
 		files = st.x.All()
@@ -393,7 +393,7 @@ func (st *store) latest(project string) (*sessions.File, bool) {
 	}
 	var best *sessions.File
 	for _, f := range files {
-		if !validProject(f.Project) || !validSessionName(f.Name) {
+		if !validProject(f.Project) || !validSessionName(f.Name) || (s != nil && !s.sees(f)) {
 			continue
 		}
 		if best == nil || f.Sig.Mtime > best.Sig.Mtime || (f.Sig.Mtime == best.Sig.Mtime && f.Project+"/"+f.Name > best.Project+"/"+best.Name) {

@@ -23,6 +23,12 @@ type usageCache struct {
 	gen     uint64
 	reports *usage.Reports
 	mtime   map[string]time.Time // newest session file per project, "" the store
+	// list are the sessions the reports were built from, files their
+	// index versions; bySight the reports as each sight sees them (see
+	// reportsFor), at the same version.
+	list    []usage.Session
+	files   []*sessions.File
+	bySight map[uint64]sightReports
 	// scanned counts the sessions read for their records (see Stats).
 	scanned atomic.Int64
 	// held is what byPath holds, in bytes: it counts against the cache's
@@ -50,7 +56,7 @@ func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[stri
 	list := make([]usage.Session, 0, len(files))
 	mtime := map[string]time.Time{}
 	seen := make(map[string]bool, len(files))
-	var missing []*sessions.File
+	var missing, kept []*sessions.File
 	for _, f := range files {
 		if !validProject(f.Project) || !validSessionName(f.Name) {
 			continue
@@ -75,6 +81,7 @@ func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[stri
 			continue // gone or unreadable meanwhile: the next change says
 		}
 		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
+		kept = append(kept, f)
 		mt := time.Unix(0, f.Sig.Mtime)
 		for _, scope := range []string{"", f.Project} {
 			if mt.After(mtime[scope]) {
@@ -91,6 +98,7 @@ func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[stri
 	}
 	c.recMu.Unlock()
 	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
+	c.list, c.files, c.bySight = list, kept, nil
 	return c.reports, c.mtime, nil
 }
 
@@ -225,17 +233,18 @@ func (d *usageDir) file(name string) Child {
 type usageFile struct {
 	inProject
 	name string
+	sees *sight // nil: everything
 }
 
 func newUsageFile(v *View, project, name string) *usageFile {
-	return &usageFile{inProject{v, project}, name}
+	return &usageFile{inProject: inProject{v, project}, name: name}
 }
 
 // knownSize: a report's size is never known without building the reports.
 func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
 
 func (f *usageFile) content() ([]byte, time.Time, error) {
-	reps, mt, err := f.v.st.reports(f.v.opts.TimeZone, f.v.ahead)
+	reps, mt, err := f.v.st.reportsFor(f.sees, f.v.opts.TimeZone, f.v.ahead)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -28,6 +28,10 @@ type Options struct {
 	// writes every session at the top (else one folder per cwd).
 	Flat     bool
 	ReadOnly bool
+	// Shared tells that users other than the mount's may enter it
+	// (--allow-other): what each is shown of the store's sessions is
+	// then what they may read (see sightOf).
+	Shared bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
 	// and their renderings.
 	CacheBytes int64
@@ -61,6 +65,10 @@ type View struct {
 	// listings and lookups count the folders listed and the names looked
 	// up (see Stats).
 	listings, lookups atomic.Int64
+	// sights are what each caller sees; sighted counts the sights worked
+	// out (see Stats).
+	sights  sights
+	sighted atomic.Int64
 }
 
 // New makes the view of a mount of o.SessionsDir.
@@ -103,6 +111,9 @@ type Stats struct {
 	// Nodes is how many nodes the kernel holds, as counted (see
 	// NodeAdded).
 	Nodes int64
+	// Sights is how many times what a caller sees of the store was
+	// worked out (once per identity and version of the index).
+	Sights int64
 }
 
 // Stats returns the view's counts.
@@ -117,5 +128,6 @@ func (v *View) Stats() Stats {
 		Lookups:     v.lookups.Load(),
 		ListedAlone: v.walk.alone.Load(),
 		Nodes:       v.st.nodes.Load(),
+		Sights:      v.sighted.Load(),
 	}
 }

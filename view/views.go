@@ -19,11 +19,11 @@ const jsonExt = ".json"
 
 // renderEntry is render for a view of one entry: its mtime is the entry's.
 //
-// A view of the branch at the file's last entry is the same as the
-// session's own (atLeaf names it): it is rendered once for both, which
-// grep -r, reading branches/<tip>/context.json after context.json, meets
-// in every session.
-func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLeaf ...string) ([]byte, time.Time, error) {
+// A view of the branch at the file's last entry may be the same as the
+// session's own (atLeaf, when not nil, names it, or gives ""): it is
+// rendered once for both, which grep -r, reading
+// branches/<tip>/context.json after context.json, meets in every session.
+func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLeaf func(*session) string) ([]byte, time.Time, error) {
 	var data []byte
 	var mt time.Time
 	err := s.with(func(ss *session) error {
@@ -31,8 +31,10 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLe
 		if n == nil {
 			return ErrNotFound
 		}
-		if leaf := ss.tree.Leaf(); len(atLeaf) > 0 && leaf == n.Entry {
-			key = atLeaf[0]
+		if leaf := ss.tree.Leaf(); atLeaf != nil && leaf == n.Entry {
+			if k := atLeaf(ss); k != "" {
+				key = k
+			}
 		}
 		data = rendered(s.v.st, ss, key, bytesSize, func() []byte { return make(ss) })
 		mt = entryMtime(n.Entry)
@@ -49,7 +51,7 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLe
 
 // renderEntrySize is renderSize for a view of one entry (see renderEntry):
 // its mtime is the entry's.
-func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, atLeaf string) (int64, time.Time, error) {
+func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, atLeaf func(*session) string) (int64, time.Time, error) {
 	var n int64
 	var mt time.Time
 	err := s.with(func(ss *session) error {
@@ -57,8 +59,10 @@ func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, 
 		if node == nil {
 			return ErrNotFound
 		}
-		if ss.tree.Leaf() == node.Entry {
-			key = atLeaf
+		if ss.tree.Leaf() == node.Entry && atLeaf != nil {
+			if k := atLeaf(ss); k != "" {
+				key = k
+			}
 		}
 		n, mt = sizeOf(ss, key, count), entryMtime(node.Entry)
 		return nil
@@ -188,7 +192,7 @@ func newEntryFile(s sessionRef, id string) *entryFile {
 func (f *entryFile) kept() {}
 
 func (f *entryFile) content() ([]byte, time.Time, error) {
-	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.tree.Node(f.id).Raw) })
+	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.tree.Node(f.id).Raw) }, nil)
 }
 
 // size counts the indented entry without making it: `ls -l entries/`
@@ -375,7 +379,7 @@ func newBranchDir(s sessionRef, id string) *branchDir {
 }
 
 func (d *branchDir) mtime() (time.Time, error) {
-	_, mt, err := d.s.renderEntry(d.id, "", func(*session) []byte { return nil })
+	_, mt, err := d.s.renderEntry(d.id, "", func(*session) []byte { return nil }, nil)
 	return mt, err
 }
 
@@ -387,7 +391,7 @@ func pathTo(st *store, ss *session, id string) []*sessions.Entry {
 }
 
 func (d *branchDir) list() ([]Child, error) {
-	out := []Child{d.context(), d.transcript(), d.html(), d.export()}
+	out := []Child{d.context(), d.transcript(), d.html(), d.export(), d.images()}
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.s.v.st, ss, d.id)
 		if len(path) == 0 {
@@ -412,6 +416,8 @@ func (d *branchDir) lookup(name string) (Child, error) {
 		return d.html(), nil
 	case sessionFileName:
 		return d.export(), nil
+	case imagesName:
+		return d.images(), nil
 	}
 	pos, ok := namePos(name)
 	if !ok {
@@ -442,6 +448,11 @@ func (d *branchDir) transcript() Child {
 func (d *branchDir) html() Child {
 	s, id := d.s, d.id
 	return Child{htmlName, syscall.S_IFREG, d.ino.With(htmlName).Ino(), func() Node { return newHTMLFile(s, id, true) }}
+}
+
+func (d *branchDir) images() Child {
+	s, id := d.s, d.id
+	return Child{imagesName, syscall.S_IFDIR, d.ino.With(imagesName).Ino(), func() Node { return newImagesDir(s, id) }}
 }
 
 func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
@@ -654,6 +665,10 @@ func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 		d.s.refused(err)
 		return Child{}, err
 	}
+	if err := d.s.mayChange(c); err != nil {
+		d.s.refused(err)
+		return Child{}, err
+	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
 		id, ok := resolveRef(ss.tree, b, target)
 		if !ok {
@@ -674,6 +689,10 @@ func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 func (d *labelsDir) unlink(name string, c Caller) error {
 	if d.s.v.removals.removing(c, d.s) {
 		err := refuse(ErrReadOnly, `labels: %s: not cleared, as this process is removing the session folder (rm -r); the session is never removed through the mount, and a label is cleared with rm labels/NAME alone`, name)
+		d.s.refused(err)
+		return err
+	}
+	if err := d.s.mayChange(c); err != nil {
 		d.s.refused(err)
 		return err
 	}

@@ -100,7 +100,14 @@ func (v *View) Write(f File, c Caller) (*Txn, error) {
 	if inTrash(f) {
 		return nil, v.refuseTrashed(f, w.control().name())
 	}
-	return &Txn{v: v, f: f, ctl: w.control(), caller: c}, nil
+	ctl := w.control()
+	if o, ok := ctl.(opener); ok {
+		if err := o.mayOpen(c); err != nil {
+			ctl.refused(err)
+			return nil, err
+		}
+	}
+	return &Txn{v: v, f: f, ctl: ctl, caller: c}, nil
 }
 
 // Write checks the complete lines of data, with what came before them, as
@@ -418,7 +425,7 @@ func (c sessionControl[P]) name() string { return c.ctl }
 
 // check plans the fork lines, after the transaction's earlier ones (the
 // session ids they take), creating nothing.
-func (c forkControl) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+func (c forkControl) check(who Caller, state any, first int, lines [][]byte) (any, error) {
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -428,7 +435,7 @@ func (c forkControl) check(_ Caller, state any, first int, lines [][]byte) (any,
 	}
 	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		for i, l := range lines {
-			if _, err := c.plan(ss, l, taken); err != nil {
+			if _, err := c.plan(who, ss, l, taken); err != nil {
 				return lineError("fork", first+i+1, err)
 			}
 		}
@@ -439,7 +446,7 @@ func (c forkControl) check(_ Caller, state any, first int, lines [][]byte) (any,
 
 // check plans the new lines, after the transaction's earlier ones,
 // creating nothing.
-func (c newControl) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+func (c newControl) check(who Caller, state any, first int, lines [][]byte) (any, error) {
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -448,7 +455,7 @@ func (c newControl) check(_ Caller, state any, first int, lines [][]byte) (any, 
 		taken = map[string]bool{}
 	}
 	for i, l := range lines {
-		if _, err := c.plan(l, taken); err != nil {
+		if _, err := c.plan(who, l, taken); err != nil {
 			return nil, lineError("new", first+i+1, err)
 		}
 	}

@@ -99,7 +99,7 @@ func main() {
 			mtime = fi.ModTime()
 			return l.Size()
 		})
-		path, page := t.LeafPath(), render.PageOf(t)
+		path := t.LeafPath()
 		type view struct {
 			render func() int
 			count  func() int64
@@ -107,7 +107,7 @@ func main() {
 		views := []view{
 			{func() int { return len(render.Indent(nil, t.Context().JSON())) }, func() int64 { return render.ContextSize(t.Context()) }},
 			{func() int { return len(render.Transcript(path)) }, func() int64 { return render.TranscriptSize(path) }},
-			{func() int { return len(render.TranscriptHTML(page, path)) }, func() int64 { return render.TranscriptHTMLSize(page, path) }},
+			{func() int { return len(render.SessionHTML(t)) }, func() int64 { return render.SessionHTMLSize(t) }},
 			{func() int { return len(render.Info(p, t, mtime)) }, func() int64 { return int64(len(render.Info(p, t, mtime))) }},
 		}
 		for i, v := range views {

@@ -98,6 +98,19 @@ type Head struct {
 	ThinkingLevel []byte // a thinking level change's thinkingLevel
 	Label         []byte // a label's label (null clears it)
 	Name          []byte // a session_info's name (null or "" clears it)
+
+	// ToolCallID is the id of the tool call a tool result answers.
+	ToolCallID []byte
+	// Details is a tool result's details (an edit's holds its diff).
+	Details []byte
+	// Hidden tells that a custom message has display false: pi keeps it
+	// out of its terminal.
+	Hidden bool
+	// Sections, ToolsAdded and ToolsRemoved are a system message's named
+	// prompt sections (an object of strings, null removing one) and the
+	// tools it adds (objects with name, description and parameters) and
+	// removes (objects with a name).
+	Sections, ToolsAdded, ToolsRemoved []byte
 }
 
 // Kind is the kind of a part.
@@ -192,6 +205,8 @@ func Of(e *sessions.Entry) (w Walk) {
 				h.CustomType = it.Value()
 			case "content":
 				w.content = it.Value()
+			case "display":
+				h.Hidden = string(it.Value()) == "false"
 			}
 		}
 	case schema.TypeBranchSummary, schema.TypeCompaction:
@@ -239,6 +254,18 @@ func (w *Walk) readMessage() {
 			exitCode = it.Value()
 		case "summary":
 			w.summary = it.Value()
+		case "details":
+			h.Details = it.Value()
+		case "toolCallId":
+			h.ToolCallID = it.Value()
+		case "display":
+			h.Hidden = string(it.Value()) == "false"
+		case "sections":
+			h.Sections = it.Value()
+		case "toolsAdded":
+			h.ToolsAdded = it.Value()
+		case "toolsRemoved":
+			h.ToolsRemoved = it.Value()
 		}
 	}
 	switch e.Role {
