@@ -418,22 +418,23 @@ func (a *ahead) make(j aheadJob) {
 		return true
 	})
 	if len(todo) == 0 {
-		st.pinPlanned(f, made, taken)
+		st.pinPlanned(f, made)
+		st.giveBack(taken)
 		return
 	}
 	a.ran.Add(1)
 	err = s.with(func(ss *session) error {
+		// Each rendering is pinned as it is made: the session's own
+		// bound on its renderings keeps those made ahead (see rendered).
+		st.pinned(ss, made)
 		for _, w := range todo {
 			_, had := ss.renders[w.key]
 			w.do(st, ss)
 			if w.make != nil && !had {
-				made = append(made, w.key)
+				st.pinned(ss, []string{w.key})
 			}
 		}
-		st.pinned(ss, made, taken)
 		return nil
 	})
-	if err != nil {
-		st.giveBack(taken)
-	}
+	st.giveBack(taken)
 }

@@ -50,8 +50,8 @@ type pin struct {
 }
 
 // room tells whether a session of this cost may be made ahead now, and
-// takes the cost from the share if so; the caller gives it back with
-// pinned or unpin.
+// takes the cost from the share if so, while it is made; the caller gives
+// it back (giveBack) once what it made is pinned.
 func (st *store) room(cost int64) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -62,14 +62,18 @@ func (st *store) room(cost int64) bool {
 	return true
 }
 
-// pinned records a session made ahead, with the renderings it made;
-// taken is what room took for it. s.mu is held.
-func (st *store) pinned(s *session, keys []string, taken int64) {
+// pinned records renderings of a session made ahead of a walk: until the
+// walk reads them, the session is pinned and what it holds counts in the
+// share. s.mu is held.
+func (st *store) pinned(s *session, keys []string) {
+	if len(keys) == 0 {
+		return
+	}
 	st.counts.made.Add(int64(len(keys)))
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.aheadHeld -= taken
-	if len(keys) == 0 || s.evicted {
+	if s.evicted {
+		st.counts.unread.Add(int64(len(keys))) // dropped already
 		return
 	}
 	if s.ahead == nil {
@@ -79,15 +83,15 @@ func (st *store) pinned(s *session, keys []string, taken int64) {
 		s.ahead[k] = true
 	}
 	s.aheadN.Store(int32(len(s.ahead)))
-	if s.pin != nil {
-		return
+	if s.pin == nil {
+		s.pin = &pin{since: time.Now()}
+		if st.pins == nil {
+			st.pins = map[*session]bool{}
+		}
+		st.pins[s] = true
 	}
-	s.pin = &pin{cost: s.cost, since: time.Now()}
-	st.aheadHeld += s.pin.cost
-	if st.pins == nil {
-		st.pins = map[*session]bool{}
-	}
-	st.pins[s] = true
+	st.aheadHeld += s.cost - s.pin.cost
+	s.pin.cost = s.cost
 }
 
 // aheadRenders are the renderings of s made ahead and not read yet, and
@@ -182,18 +186,17 @@ func (st *store) holds(f *sessions.File, key string) bool {
 }
 
 // pinPlanned is pinned for renderings made from a plan, without a parse.
-func (st *store) pinPlanned(f *sessions.File, keys []string, taken int64) {
+func (st *store) pinPlanned(f *sessions.File, keys []string) {
 	s := st.cached(f.Path)
 	if s == nil {
 		// Dropped already: made for nothing.
 		st.counts.made.Add(int64(len(keys)))
 		st.counts.unread.Add(int64(len(keys)))
-		st.giveBack(taken)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.pinned(s, keys, taken)
+	st.pinned(s, keys)
 }
 
 // evictable tells whether trim may drop s: not pinned, or pinned for
