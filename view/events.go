@@ -56,6 +56,8 @@ const (
 	EventNamed     = "named"
 	EventLeaf      = "leaf"
 	EventRemoved   = "removed"
+	EventTrashed   = "trashed"
+	EventRestored  = "restored"
 	EventRewritten = "rewritten"
 	EventMissed    = "missed"
 )
@@ -119,6 +121,10 @@ type hub struct {
 	// seen is, per session file, where its lines were taken up to, while
 	// someone reads.
 	seen map[string]*seenFile
+	// moved are the session files pifs itself has just moved to the trash
+	// or back (EventTrashed, EventRestored), by path: the index sees them
+	// go or come like any other.
+	moved map[string]string
 	// done is closed when the mount goes away: waiting reads return.
 	done     chan struct{}
 	doneOnce sync.Once
@@ -135,7 +141,7 @@ type seenFile struct {
 }
 
 func newHub() *hub {
-	return &hub{readers: map[*EventReader]bool{}, seen: map[string]*seenFile{}, done: make(chan struct{})}
+	return &hub{readers: map[*EventReader]bool{}, seen: map[string]*seenFile{}, moved: map[string]string{}, done: make(chan struct{})}
 }
 
 // EventStats are counts of the events files' work, for tests that guard a
@@ -172,6 +178,20 @@ func (v *View) CloseEvents() {
 	v.events.doneOnce.Do(func() { close(v.events.done) })
 }
 
+// movedBy records that pifs moved the session file at path to the trash or
+// back (kind EventTrashed or EventRestored; "" takes it back: the move
+// failed), so that the change the index finds for it is told as that.
+func (h *hub) movedBy(path, kind string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case kind == "":
+		delete(h.moved, path)
+	case len(h.readers) > 0:
+		h.moved[path] = kind
+	}
+}
+
 // Publish makes the lines of changes the index found, or that pifs made
 // itself, for the open events files. It runs where the kernel is told of
 // them (one goroutine at a time); it reads nothing while no events file
@@ -182,6 +202,7 @@ func (v *View) Publish(changes []sessions.Change) {
 	defer h.mu.Unlock()
 	if len(h.readers) == 0 {
 		clear(h.seen)
+		clear(h.moved)
 		return
 	}
 	now := time.Now()
@@ -208,7 +229,12 @@ func (v *View) linesOf(c sessions.Change, now time.Time) [][]byte {
 	f := c.New
 	if f == nil {
 		delete(h.seen, c.Old.Path)
-		l := sessionLine(EventRemoved, c.Project, c.Name, c.Old, now)
+		kind := EventRemoved
+		if h.moved[c.Old.Path] == EventTrashed {
+			kind = EventTrashed
+			delete(h.moved, c.Old.Path)
+		}
+		l := sessionLine(kind, c.Project, c.Name, c.Old, now)
 		return [][]byte{l.encode()}
 	}
 	var out [][]byte
@@ -219,6 +245,13 @@ func (v *View) linesOf(c sessions.Change, now time.Time) [][]byte {
 		// (pi writes a session's file at its first answer), but for a
 		// fork or a clone, whose entries were copied.
 		delete(h.seen, f.Path)
+		if h.moved[f.Path] == EventRestored {
+			// Back from the trash: its entries were told when written.
+			delete(h.moved, f.Path)
+			h.seen[f.Path] = &seenFile{off: f.Sig.Size}
+			l := sessionLine(EventRestored, c.Project, c.Name, f, now)
+			return [][]byte{l.encode()}
+		}
 		l := sessionLine(EventCreated, c.Project, c.Name, f, now)
 		l.Cwd = f.Header.Cwd
 		if jsjson.KindOf(f.Header.ParentSession) == jsjson.String {

@@ -64,6 +64,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Setenv("PIFS_ORACLE_DIR", filepath.Join(cache, "pifs", "oracle-1.6.0"))
 	}
+	// The go command's build cache stays the user's: the tests build pifs.
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
+	}
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(state, "cache"))
 	code := m.Run()
 	os.RemoveAll(state)
