@@ -423,7 +423,9 @@ func (a *ahead) make(j aheadJob) {
 		return
 	}
 	a.ran.Add(1)
-	err = s.with(func(ss *session) error {
+	// A session that cannot be read now is left to the walk, which says
+	// why when it gets there.
+	_ = s.with(func(ss *session) error {
 		// Each rendering is pinned as it is made: the session's own
 		// bound on its renderings keeps those made ahead (see rendered).
 		st.pinned(ss, made)
