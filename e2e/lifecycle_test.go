@@ -274,7 +274,10 @@ func TestTrashAndRestore(t *testing.T) {
 		t.Errorf("errors after a refused rename says nothing of the trash:\n%s", got)
 	}
 
+	events := followLines(t, "cat", filepath.Join(mnt, "events"))
+	events.waitLines(t, "the open line", 1, "open")
 	run(t, mnt, "mv", "./"+fixProject+"/"+fixSession, "trash/")
+	events.waitLines(t, "events after the trash", 1, "trashed")
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the session file is still in the store: %v", err)
 	}
@@ -327,6 +330,11 @@ func TestTrashAndRestore(t *testing.T) {
 	os.Remove(file)
 
 	run(t, mnt, "mv", "trash/"+fixSession, "./"+fixProject+"/")
+	for _, l := range events.waitLines(t, "events after the restore", 1, "restored") {
+		if l["event"] == "removed" || l["event"] == "created" {
+			t.Errorf("pifs's own move told as %v: %v", l["event"], l)
+		}
+	}
 	if after := hashFiles(t, store); after != before {
 		t.Error("the store is not as it was after trash and restore")
 	}

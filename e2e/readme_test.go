@@ -75,6 +75,10 @@ func TestReadmeRecipes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, r := range recipes {
+				if strings.Contains(r, "/events") || strings.HasSuffix(strings.TrimSpace(r), " events") {
+					liveRecipe(t, i, r, home, mnt)
+					continue
+				}
 				cmd := exec.Command("timeout", "60", "bash", "-euo", "pipefail", "-c", r)
 				cmd.Dir = home
 				cmd.Env = append(os.Environ(), "HOME="+home)

@@ -432,6 +432,7 @@ func (f *FS) stopped() {
 	f.watcher.Stop()
 	f.stopOnce.Do(func() {
 		close(f.stop)
+		f.view.CloseEvents()
 		if err := f.cache.Close(); err != nil {
 			f.logger.Warn(fmt.Sprintf("persistent cache %s: %v", f.cache.Path(), err))
 		}
@@ -485,6 +486,9 @@ func (f *FS) Detach() error {
 
 // Stats are counts of the work the mount has done (see view.Stats).
 func (f *FS) Stats() view.Stats { return f.view.Stats() }
+
+// EventStats are counts of the events files' work (see view.EventStats).
+func (f *FS) EventStats() view.EventStats { return f.view.EventStats() }
 
 // Index is the store index the mount reads through.
 func (f *FS) Index() *sessions.Index { return f.view.Index() }

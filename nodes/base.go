@@ -27,6 +27,8 @@ func (r *Root) newNode(n view.Node) fs.InodeEmbedder {
 		return &link{r: r, l: n}
 	case view.Raw:
 		return &rawFile{r: r, f: n}
+	case view.Streamer:
+		return &streamFile{r: r, f: n}
 	case view.File:
 		return &file{r: r, f: n, kept: view.Kept(n)}
 	}
@@ -133,6 +135,9 @@ func (d *dir) newInode(ctx context.Context, c view.Child, n view.Node, o *view.O
 		return nil, errno
 	}
 	out.Attr.Ino = c.Ino
+	if _, ok := n.(view.Streamer); ok {
+		out.SetAttrTimeout(AttrNever)
+	}
 	return d.NewInode(ctx, d.r.newNode(n), fs.StableAttr{Mode: c.Mode, Ino: c.Ino}), 0
 }
 
@@ -308,6 +313,9 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (view.Child, view.No
 		setAttr(&out.Attr, a)
 	} else if errno := h.d.r.attr(n, owner, &out.Attr); errno != 0 {
 		return c, n, errno
+	}
+	if _, ok := n.(view.Streamer); ok {
+		out.SetAttrTimeout(AttrNever)
 	}
 	out.Attr.Ino = c.Ino
 	h.d.r.forCaller(n, out)

@@ -13,6 +13,7 @@ import (
 // kernel answers a notification only after it takes locks a handler may be
 // waiting under), and it holds no lock of its own while notifying.
 func (r *Root) Apply(changes []sessions.Change) {
+	r.v.Publish(changes)
 	r.tell(r.v.Notices(changes))
 }
 

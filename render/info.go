@@ -86,7 +86,12 @@ func Info(file string, t *tree.Tree, mtime time.Time) []byte {
 		b = append(append(b, f.k...), "\": "...)
 		b = jsjson.FormatNumber(b, f.v)
 	}
-	return append(b, "\n  }\n}\n"...)
+	b = append(b, "\n  }"...)
+	status, last := t.Status()
+	str("status", status)
+	key("last")
+	b = appendLast(b, last)
+	return append(b, "\n}\n"...)
 }
 
 // appendRaw writes a raw JSON value one level in: indented as the rest of

@@ -427,7 +427,9 @@ func (a *ahead) make(j aheadJob) {
 		}
 	}
 	a.ran.Add(1)
-	s.with(func(ss *session) error {
+	// A session that cannot be read now is left to the walk, which says
+	// why when it gets there.
+	_ = s.with(func(ss *session) error {
 		// The session is pinned while it is made, and each rendering as
 		// it is made: neither the walk's nor the session's own bound on
 		// its renderings drops them (see rendered).

@@ -132,6 +132,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		if len(p) != 1 || wholeByName[p[0]] {
 			add(Refresh, append(p[:len(p):len(p)], byNameName)...)
 		}
+		add(Refresh, append(p[:len(p):len(p)], activeName)...)
 		add(Attrs, p...)
 		add(ForgetHeld, append(p[:len(p):len(p)], latestName)...)
 		add(ForgetHeld, append(p[:len(p):len(p)], cwdName)...)
@@ -154,6 +155,7 @@ func (v *View) Wake() { v.st.out.wake() }
 // everything the walk passed. done says it was told.
 func (v *View) Take() (notices []Notice, done func()) {
 	changes, evicted, own, done := v.st.out.take()
+	v.Publish(changes)
 	notices = append(v.Notices(changes), own...)
 	for _, k := range evicted {
 		if v.st.isParsed(k) {

@@ -22,8 +22,8 @@ const (
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
-	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true}
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true, eventsName: true, activeName: true}
 )
 
 // dirMtime is a store folder's mtime. A store that is not there (not
@@ -45,7 +45,9 @@ type rootDir struct{ inRoot }
 func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
 
 func (s *rootDir) list() ([]Child, error) {
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash()}
+	// events is looked up, never listed: a walk (grep -r, tar, diff -r)
+	// would wait on it forever.
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -69,6 +71,10 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return s.usage(), nil
 	case trashName:
 		return s.trash(), nil
+	case eventsName:
+		return eventsChild(s.v, ""), nil
+	case activeName:
+		return activeChild(s.v, ""), nil
 	}
 	if !s.v.st.hasProject(name) {
 		return Child{}, ErrNotFound
@@ -126,7 +132,7 @@ func (d *projectDir) list() ([]Child, error) {
 	}
 	d.v.ahead.listing(d.project, time.Now())
 	out := make([]Child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors())
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors(), activeChild(d.v, d.project))
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -150,6 +156,10 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return d.byName(), nil
 	case errorsName:
 		return d.errors(), nil
+	case eventsName:
+		return eventsChild(d.v, d.project), nil
+	case activeName:
+		return activeChild(d.v, d.project), nil
 	}
 	if _, err := d.v.st.meta(d.project, name); err != nil {
 		return Child{}, err

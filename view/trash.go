@@ -296,6 +296,14 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	if err != nil {
 		return fail(refuse(ErrReadOnly, "mv to trash/: there is no trash: %v", err))
 	}
+	// Said before the move: the watcher may see the file go at once.
+	moved := false
+	v.events.movedBy(f.Path, EventTrashed)
+	defer func(path string) {
+		if !moved {
+			v.events.movedBy(path, "")
+		}
+	}(f.Path)
 	_, err = sessions.TrashSession(tr, f, time.Now())
 	if errors.Is(err, sessions.ErrChanged) {
 		// Changed since the index read it: read again, and say why.
@@ -314,6 +322,7 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 		return fail(fmt.Errorf("mv %s/%s trash/: not trashed: %w", from.project, name, err))
 	}
 	v.log.Info(fmt.Sprintf("trashed %s/%s (%s)", from.project, name, f.Path))
+	moved = true
 	v.st.trash.stale()
 	v.st.update(f.Path)
 	// The kernel moved its node of the session folder into trash/:
@@ -348,6 +357,13 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	if err != nil {
 		return fail(err)
 	}
+	moved := false
+	v.events.movedBy(t.Original, EventRestored)
+	defer func() {
+		if !moved {
+			v.events.movedBy(t.Original, "")
+		}
+	}()
 	err = sessions.RestoreSession(tr, t)
 	switch {
 	case errors.Is(err, os.ErrExist):
@@ -356,6 +372,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 		return fail(fmt.Errorf("mv trash/%s: not restored: %w", name, err))
 	}
 	v.log.Info(fmt.Sprintf("restored %s to %s", name, t.Original))
+	moved = true
 	v.st.trash.stale()
 	v.st.update(t.Original)
 	v.st.out.putNotices(Notice{[]string{to.project, newName}, Forget}, Notice{[]string{trashName}, Refresh})

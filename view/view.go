@@ -60,6 +60,7 @@ type View struct {
 	removals removals
 	ahead    *ahead
 	walk     walkGuess
+	events   *hub
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	// listings and lookups count the folders listed and the names looked
@@ -79,7 +80,7 @@ func New(o Options) *View {
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
-	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), events: newHub()}
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
 	v.ahead = newAhead(v, v.st.budget)
 	v.st.onParse = o.Parsed
