@@ -2,7 +2,6 @@ package view
 
 import (
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -403,32 +402,41 @@ func (a *ahead) make(j aheadJob) {
 		a.gaveUp.Add(1)
 		return
 	}
-	var made []string
-	todo = slices.DeleteFunc(todo, func(w aheadWork) bool {
-		if !w.planned || w.make == nil {
-			return false
+	// A plan makes a rendering without a parse, when every view to make
+	// has one: a parse for the others would replace what it made.
+	planned := true
+	for _, w := range todo {
+		planned = planned && w.planned && w.make != nil
+	}
+	if planned {
+		var made []string
+		for _, w := range todo {
+			had := st.holds(f, w.key)
+			if !w.fromPlan(st, s) {
+				planned = false
+				break
+			}
+			if !had {
+				made = append(made, w.key)
+			}
 		}
-		had := st.holds(f, w.key)
-		if !w.fromPlan(st, s) {
-			return false
-		}
-		if !had {
-			made = append(made, w.key)
-		}
-		return true
-	})
-	if len(todo) == 0 {
 		st.pinPlanned(f, made)
-		st.giveBack(taken)
-		return
+		if planned {
+			st.giveBack(taken)
+			return
+		}
 	}
 	a.ran.Add(1)
 	// A session that cannot be read now is left to the walk, which says
 	// why when it gets there.
 	_ = s.with(func(ss *session) error {
-		// Each rendering is pinned as it is made: the session's own
-		// bound on its renderings keeps those made ahead (see rendered).
-		st.pinned(ss, made)
+		// The session is pinned while it is made, and each rendering as
+		// it is made: neither the walk's nor the session's own bound on
+		// its renderings drops them (see rendered).
+		if !st.pinning(ss) {
+			return nil // dropped meanwhile
+		}
+		defer st.pinned(ss, nil)
 		for _, w := range todo {
 			_, had := ss.renders[w.key]
 			w.do(st, ss)

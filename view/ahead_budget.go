@@ -66,14 +66,17 @@ func (st *store) room(cost int64) bool {
 // walk reads them, the session is pinned and what it holds counts in the
 // share. s.mu is held.
 func (st *store) pinned(s *session, keys []string) {
-	if len(keys) == 0 {
-		return
-	}
 	st.counts.made.Add(int64(len(keys)))
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if s.evicted {
 		st.counts.unread.Add(int64(len(keys))) // dropped already
+		return
+	}
+	if len(keys) == 0 {
+		if len(s.ahead) == 0 {
+			st.unpin(s) // made nothing
+		}
 		return
 	}
 	if s.ahead == nil {
@@ -83,15 +86,33 @@ func (st *store) pinned(s *session, keys []string) {
 		s.ahead[k] = true
 	}
 	s.aheadN.Store(int32(len(s.ahead)))
-	if s.pin == nil {
-		s.pin = &pin{since: time.Now()}
-		if st.pins == nil {
-			st.pins = map[*session]bool{}
-		}
-		st.pins[s] = true
-	}
+	st.pin(s)
 	st.aheadHeld += s.cost - s.pin.cost
 	s.pin.cost = s.cost
+}
+
+// pinning pins a session about to be made ahead, unless it was dropped
+// (false). s.mu is held.
+func (st *store) pinning(s *session) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s.evicted {
+		return false
+	}
+	st.pin(s)
+	return true
+}
+
+// pin pins s, unless it is. st.mu is held.
+func (st *store) pin(s *session) {
+	if s.pin != nil {
+		return
+	}
+	s.pin = &pin{since: time.Now()}
+	if st.pins == nil {
+		st.pins = map[*session]bool{}
+	}
+	st.pins[s] = true
 }
 
 // aheadRenders are the renderings of s made ahead and not read yet, and
