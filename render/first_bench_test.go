@@ -15,6 +15,7 @@ func BenchmarkFirstTranscriptHTML(b *testing.B) {
 	big(b)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	for i := 0; i < b.N; i++ {
 		l, err := sessions.Parse(bigData)
 		if err != nil {

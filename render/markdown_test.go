@@ -259,6 +259,7 @@ func BenchmarkFirstTranscript(b *testing.B) {
 	big(b)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	for i := 0; i < b.N; i++ {
 		l, err := sessions.Parse(bigData)
 		if err != nil {

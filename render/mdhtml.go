@@ -33,15 +33,45 @@ import (
 //   - fenced code with a language chroma knows is highlighted with
 //     classes that the page's one stylesheet colours, light and dark.
 //
-// The converter holds no state between conversions: one serves every
-// goroutine.
-var markdown = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithRendererOptions(
-		html.WithHardWraps(),
-		renderer.WithNodeRenderers(util.Prioritized(safeMarkup{}, 100)),
-	),
+// The converters hold no state between conversions: one serves every
+// goroutine. markdown is GFM; plainMarkdown lacks only the extension that
+// finds bare URLs and e-mail addresses, which costs a third of a
+// conversion and can find nothing in a text without ':', '@' or "www."
+// (see pickMarkdown).
+var (
+	markdown      = newMarkdown(extension.GFM)
+	plainMarkdown = newMarkdown(extension.Table, extension.Strikethrough, extension.TaskList)
 )
+
+func newMarkdown(ext ...goldmark.Extender) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(ext...),
+		goldmark.WithRendererOptions(
+			html.WithHardWraps(),
+			renderer.WithNodeRenderers(util.Prioritized(safeMarkup{}, 100)),
+		),
+	)
+}
+
+// pickMarkdown is the converter for src: plainMarkdown when src holds
+// nothing a bare link could start with (a scheme's ':', an address's
+// '@', "www." in any case), which renders it as markdown would.
+func pickMarkdown(src []byte) goldmark.Markdown {
+	if bytes.IndexByte(src, ':') >= 0 || bytes.IndexByte(src, '@') >= 0 {
+		return markdown
+	}
+	for i := bytes.IndexByte(src, '.'); i >= 0; {
+		if i >= 3 && strings.EqualFold(string(src[i-3:i]), "www") {
+			return markdown
+		}
+		j := bytes.IndexByte(src[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return plainMarkdown
+}
 
 // maxHighlight is the largest code block highlighted: chroma's lexers
 // cost far more per byte than the page's other parts, and a block this
@@ -63,10 +93,116 @@ func appendMarkdown(dst []byte, v []byte) []byte {
 		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
 	dst = append(dst[:start], "<div class=\"md\">"...)
+	if out, ok := appendPlainMarkdown(dst, src); ok {
+		return append(out, "</div>\n"...)
+	}
 	w := appender{dst}
-	doc := markdown.Parser().Parse(text.NewReader(src))
-	_ = markdown.Renderer().Render(&w, src, doc)
+	md := pickMarkdown(src)
+	doc := md.Parser().Parse(text.NewReader(src))
+	_ = md.Renderer().Render(&w, src, doc)
 	return append(w.b, "</div>\n"...)
+}
+
+// plainByte marks the bytes a text may hold anywhere for
+// appendPlainMarkdown to render it: letters, digits, the space, non-ASCII,
+// and punctuation that starts no Markdown inline (no backtick, asterisk,
+// underscore, bracket, angle bracket, ampersand, backslash, tilde, pipe;
+// no ':' or '@', which a bare link needs).
+var plainByte = func() (t [256]bool) {
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n,.;?!'\"()/%$-+=#") {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainLineStart marks the bytes a line of such a text may start with:
+// what can start no block (no digit of a list, no '-', '+', '=' or '#').
+var plainLineStart = func() (t [256]bool) {
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,.;?!'\"()/%$") {
+		t[c] = true
+	}
+	return t
+}()
+
+// appendPlainMarkdown renders a text that is plain paragraphs, without a
+// parse, as goldmark renders it: paragraphs split at blank lines, each
+// line's trailing spaces dropped (a line with more than one before a
+// line break is left to goldmark), lines joined with <br>. It reports
+// false, appending nothing, for any other text (FuzzPlainMarkdown checks
+// that goldmark agrees on every text it takes). Prose without Markdown
+// (the bulk of many sessions) is then rendered at the cost of escaping it.
+func appendPlainMarkdown(dst, src []byte) ([]byte, bool) {
+	if pickMarkdown(src) != plainMarkdown || bytes.Contains(src, []byte("www")) {
+		return dst, false
+	}
+	lineStart, spaces, blank := true, 0, true
+	for i, c := range src {
+		if !plainByte[c] {
+			return dst, false
+		}
+		// goldmark keeps some of four or more spaces before a line
+		// break: such a line is left to it.
+		switch c {
+		case ' ':
+			spaces++
+		case '\n':
+			if spaces >= 2 && !blank {
+				return dst, false
+			}
+			spaces, blank = 0, true
+		default:
+			spaces, blank = 0, false
+		}
+		if lineStart && c != '\n' && c != ' ' && !plainLineStart[c] {
+			return dst, false
+		}
+		if lineStart && c == ' ' {
+			// An indented line: plain only when it is blank.
+			j := i
+			for j < len(src) && src[j] == ' ' {
+				j++
+			}
+			if j < len(src) && src[j] != '\n' {
+				return dst, false
+			}
+		}
+		lineStart = c == '\n'
+	}
+	start := len(dst)
+	inPara := false
+	for len(src) > 0 {
+		line := src
+		if k := bytes.IndexByte(src, '\n'); k >= 0 {
+			line, src = src[:k], src[k+1:]
+		} else {
+			src = nil
+		}
+		line = bytes.TrimRight(line, " ")
+		if len(line) == 0 {
+			if inPara {
+				dst = append(dst, "</p>\n"...)
+				inPara = false
+			}
+			continue
+		}
+		if inPara {
+			dst = append(dst, "<br>\n"...)
+		} else {
+			dst = append(dst, "<p>"...)
+			inPara = true
+		}
+		dst = escapeHTML(dst, line)
+	}
+	if inPara {
+		dst = append(dst, "</p>\n"...)
+	}
+	return dst, len(dst) > start
 }
 
 // safeMarkup renders the nodes whose default rendering would let

@@ -1,6 +1,9 @@
 package render
 
 import (
+	"unicode/utf8"
+
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -91,22 +94,10 @@ func appendRest(s *sink, t *tree.Tree, path []*sessions.Entry) {
 }
 
 // appendTreeNav appends pi's /tree of the session as a folded list of
-// links, with its five filters as radio buttons.
+// links, with its five filters as radio buttons. The rows are rendered on
+// every core, as tree.txt's are.
 func appendTreeNav(s *sink, t *tree.Tree) {
-	leaf := t.FileLeafID()
-	all := t.Selector(leaf, tree.FilterAll)
-	// listed[f][seq]: filter f lists the entry.
-	var listed [5][]bool
-	for _, f := range tree.Filters {
-		if f == tree.FilterAll {
-			continue
-		}
-		on := make([]bool, maxSeq(t)+1)
-		for _, r := range t.Selector(leaf, f).Rows {
-			on[r.Node.Seq] = true
-		}
-		listed[f] = on
-	}
+	all := t.Selector(t.FileLeafID(), tree.FilterAll)
 	s.b = append(s.b, "<nav class=\"tree\" aria-label=\"Session tree\">\n<details><summary>tree: every entry and branch ("...)
 	s.b = appendCount(s.b, float64(len(all.Rows)))
 	s.b = append(s.b, " rows as pi's /tree lists them)</summary>\n"...)
@@ -125,34 +116,84 @@ func appendTreeNav(s *sink, t *tree.Tree) {
 	}
 	s.b = append(s.b, "<ol class=\"rows\">\n"...)
 	s.done()
-	for i := range all.Rows {
-		r := &all.Rows[i]
-		s.b = append(s.b, "<li class=\"r"...)
-		for _, f := range tree.Filters {
-			if f != tree.FilterAll && listed[f][r.Node.Seq] {
-				s.b = append(s.b, ' ', 'f', byte('0'+f))
+	b := rowParts(len(all.Rows))
+	parts := make([][]byte, len(b)-1)
+	sizes := make([]int64, len(b)-1)
+	par.Each(len(parts), func(k int) {
+		var buf []byte
+		if s.count {
+			bp := getScratch()
+			defer func() { *bp = buf[:0]; putScratch(bp) }()
+			buf = *bp
+		} else {
+			est := 0
+			for i := b[k]; i < b[k+1]; i++ {
+				est += all.Rows[i].Indent*5 + rowBytes + 96
+			}
+			buf = make([]byte, 0, est)
+		}
+		for i := b[k]; i < b[k+1]; i++ {
+			start := len(buf)
+			buf = appendNavRow(buf, t, all, &all.Rows[i])
+			if s.count {
+				sizes[k] += int64(len(buf) - start)
+				buf = buf[:0]
 			}
 		}
-		if r.Active {
-			s.b = append(s.b, " on"...)
+		if !s.count {
+			parts[k] = buf
 		}
-		s.b = append(s.b, "\"><a href=\"#"...)
-		s.b = anchor(s.b, r.Node.ID)
-		s.b = append(s.b, "\">"...)
-		start := len(s.b)
-		s.b = appendTreeRow(s.b, all, r, "")
-		// The row as tree.txt has it, without its tab and id.
-		row := s.b[start : len(s.b)-1]
-		if k := lastTab(row); k >= 0 {
-			row = row[:k]
-		}
-		text := append([]byte(nil), row...)
-		s.b = escapeHTML(s.b[:start], text)
-		s.b = append(s.b, "</a></li>\n"...)
-		s.done()
+	})
+	for k := range parts {
+		s.b = append(s.b, parts[k]...)
+		s.n += sizes[k]
 	}
 	s.b = append(s.b, "</ol>\n</details>\n</nav>\n"...)
 	s.done()
+}
+
+// maxNavRow is the most bytes of a row's text the tree shows.
+const maxNavRow = 160
+
+// appendNavRow appends one row of the tree: a link to its entry, its
+// classes the filters that keep it (f0… in tree.Filters' order), "on"
+// on the active path, its text tree.txt's row without the id, cut after
+// maxNavRow bytes.
+func appendNavRow(dst []byte, t *tree.Tree, all *tree.Selector, r *tree.Row) []byte {
+	dst = append(dst, "<li class=\"r"...)
+	for _, f := range tree.Filters {
+		if f != tree.FilterAll && t.Keeps(r.Node, f) {
+			dst = append(dst, ' ', 'f', byte('0'+f))
+		}
+	}
+	if r.Active {
+		dst = append(dst, " on"...)
+	}
+	dst = append(dst, "\"><a href=\"#"...)
+	dst = anchor(dst, r.Node.ID)
+	dst = append(dst, "\">"...)
+	// The row as tree.txt has it, without its tab and id, escaped past
+	// its end and moved back.
+	start := len(dst)
+	dst = appendTreeRow(dst, all, r, "")
+	end := len(dst) - 1
+	if k := lastTab(dst[start:end]); k >= 0 {
+		end = start + k
+	}
+	if end-start > maxNavRow {
+		// A long row is cut at a character's start: the link leads to the
+		// whole entry.
+		end = start + maxNavRow
+		for end > start && !utf8.RuneStart(dst[end]) {
+			end--
+		}
+		dst = append(dst[:end], "…"...)
+		end = len(dst)
+	}
+	rowEnd := len(dst)
+	dst = escapeHTML(dst, dst[start:end])
+	k := copy(dst[start:], dst[rowEnd:])
+	return append(dst[:start+k], "</a></li>\n"...)
 }
 
 func lastTab(b []byte) int {
@@ -162,13 +203,4 @@ func lastTab(b []byte) int {
 		}
 	}
 	return -1
-}
-
-// maxSeq is the largest Seq of the tree's entries.
-func maxSeq(t *tree.Tree) int {
-	m := 0
-	for _, e := range t.Entries() {
-		m = max(m, e.Seq)
-	}
-	return m
 }

@@ -297,6 +297,12 @@ func (t *Tree) listed(n *Node, leaf string, f Filter) bool {
 			return false
 		}
 	}
+	return t.Keeps(n, f)
+}
+
+// Keeps reports whether mode f keeps n among the entries that every mode
+// may list (FilterAll's rows): the part of a mode's rule that is its own.
+func (t *Tree) Keeps(n *Node, f Filter) bool {
 	switch f {
 	case FilterUserOnly:
 		return n.Type == schema.TypeMessage && n.Role == schema.RoleUser
