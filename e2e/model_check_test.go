@@ -167,7 +167,7 @@ func readDirNames(dir string) ([]string, error) {
 func pathIDs(names []string) []string {
 	var ids []string
 	for _, n := range names {
-		if n == "context.json" || n == "transcript.md" || n == "transcript.html" || n == "session.jsonl" {
+		if n == "context.json" || n == "transcript.md" || n == "transcript.html" || n == "session.jsonl" || n == "images" {
 			continue
 		}
 		parts := strings.SplitN(strings.TrimSuffix(n, ".json"), "-", 3)

@@ -86,7 +86,7 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 		files, _ := os.ReadDir(bdir)
 		var path []string
 		for _, f := range files {
-			if f.Name() == "context.json" || f.Name() == "transcript.md" || f.Name() == "transcript.html" || f.Name() == "session.jsonl" {
+			if f.Name() == "context.json" || f.Name() == "transcript.md" || f.Name() == "transcript.html" || f.Name() == "session.jsonl" || f.Name() == "images" {
 				continue
 			}
 			// NNNN-<kind>-<id>.json
