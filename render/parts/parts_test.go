@@ -30,6 +30,9 @@ func refOf(e *sessions.Entry) (parts.Head, []parts.Part) {
 		vals[parts.Command] = jsjson.Get(m, "command")
 		vals[parts.Output] = jsjson.Get(m, "output")
 		vals[parts.Summary] = jsjson.Get(m, "summary")
+		h.ToolCallID, h.Details = jsjson.Get(m, "toolCallId"), jsjson.Get(m, "details")
+		h.Hidden = string(jsjson.Get(m, "display")) == "false"
+		h.Sections, h.ToolsAdded, h.ToolsRemoved = jsjson.Get(m, "sections"), jsjson.Get(m, "toolsAdded"), jsjson.Get(m, "toolsRemoved")
 		switch e.Role {
 		case "user", "assistant", "custom", "system":
 			h.Shape, h.Who, steps = parts.Message, e.Role, []parts.Kind{parts.Text, parts.Error}
@@ -52,6 +55,7 @@ func refOf(e *sessions.Entry) (parts.Head, []parts.Part) {
 	case "custom_message":
 		h.Shape, h.Who, steps = parts.CustomMessage, "custom message", []parts.Kind{parts.Text}
 		h.CustomType, content = get("customType"), get("content")
+		h.Hidden = string(get("display")) == "false"
 	case "branch_summary", "compaction":
 		h.Shape, h.Who, steps = parts.BranchSummary, "branch summary", []parts.Kind{parts.Summary}
 		if e.Type == "compaction" {
