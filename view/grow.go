@@ -173,15 +173,20 @@ func (s *steps) add(from, to *sessions.File, rebuilt bool) {
 // its signature, or one whose size lies within a step that only grew.
 func (s *steps) since(old, cur *sessions.File) growth {
 	for range len(s.ring) + 1 {
-		if cur == old || cur.Sig == old.Sig {
+		if cur == old {
 			return appended
 		}
 		st, ok := s.to(cur)
 		switch {
 		case !ok, st.from == nil:
-			return unknown
+			return unknown // first read here: what the kernel has is older
 		case st.rebuilt:
+			// Read again from the start: a version with the same
+			// signature may be the one before a rewrite in the same
+			// clock tick.
 			return rebuilt
+		case cur.Sig == old.Sig:
+			return appended
 		}
 		if from := st.from.Sig; from.Ino == old.Sig.Ino && from.Dev == old.Sig.Dev && from.Size <= old.Sig.Size && old.Sig.Size <= cur.Sig.Size {
 			return appended

@@ -43,6 +43,11 @@ func TestStepsSince(t *testing.T) {
 	if got := s.since(c, d); got != rebuilt {
 		t.Errorf("after a rewrite: %v, want rebuilt", got)
 	}
+	// A rewrite in the same clock tick: the version before it has the
+	// signature of the one after.
+	if got := s.since(v(300, 4), d); got != rebuilt {
+		t.Errorf("after a rewrite in the same tick: %v, want rebuilt", got)
+	}
 	for range 10 {
 		s.add(d, d, false)
 	}
