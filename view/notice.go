@@ -76,6 +76,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 	// The projects whose by-name/ is looked at again whole: all but those
 	// where sessions only grew under the names they had.
 	wholeByName := map[string]bool{}
+	real := 0 // changes that changed something
 	for _, c := range changes {
 		if c.Name == "" {
 			wholeByName[c.Project] = true
@@ -85,22 +86,31 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 				add(Refresh, c.Project)
 			}
 			touch()
+			real++
 			continue
 		}
-		touch(c.Project)
 		switch {
 		case c.New == nil:
 			add(Forget, c.Project, c.Name)
 		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig):
 			add(Reset, c.Project, c.Name)
 		default:
-			out = append(out, v.grownNotices(c)...)
+			grown := v.grownNotices(c)
+			if len(grown) == 0 && c.New.Sig == c.Old.Sig {
+				// A racy file looked at again, its bytes the same as
+				// the session held parsed: nothing changed (a write
+				// through pifs, then the watcher's event of it).
+				continue
+			}
+			out = append(out, grown...)
 			if link, ok := grownName(c); !ok {
 				wholeByName[c.Project] = true
 			} else if link != "" {
 				add(Refresh, c.Project, byNameName, link)
 			}
 		}
+		real++
+		touch(c.Project)
 		if c.New == nil || c.Old == nil || !c.New.Sig.Grew(c.Old.Sig) {
 			wholeByName[c.Project] = true
 		}
@@ -122,7 +132,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		}
 		touch()
 	}
-	if len(changes) > 0 {
+	if real > 0 {
 		// Every report covers the store; a project's only its own, but
 		// which projects a clone's calls count in can change too.
 		add(Refresh, usageName)
