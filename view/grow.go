@@ -6,6 +6,7 @@ import (
 
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -37,16 +38,26 @@ func PerEntry(name string) bool {
 // size), else Refresh. That costs what the kernel holds of it, which is
 // little for a session not held parsed: the kernel is told to forget the
 // names in the folders of a session dropped from the cache.
-func (v *View) grownNotices(c sessions.Change) []Notice {
+//
+// named tells whether the session's by-name/ link kept its name, and link
+// is that name ("" when unnamed): known when the session is held parsed
+// and no entry added names it, else from the versions' names (grownName).
+func (v *View) grownNotices(c sessions.Change) (out []Notice, link string, named bool) {
 	p, s := c.Project, c.Name
-	var out []Notice
 	add := func(do Action, path ...string) { out = append(out, Notice{path, do}) }
 	how := v.st.grown(p, s, c.Old, func(t *tree.Tree, added []*sessions.Entry) {
+		named = true
+		if name := t.Name(); name != "" {
+			link = names.Encode(name)
+		}
 		if len(added) == 0 && c.New.Sig == c.Old.Sig {
 			return // looked at again, the same bytes
 		}
 		add(Grew, p, s)
 		for _, e := range added {
+			if e.Type == schema.TypeSessionInfo {
+				named = false
+			}
 			if e.ID == "" {
 				continue
 			}
@@ -69,7 +80,10 @@ func (v *View) grownNotices(c sessions.Change) []Notice {
 	case how == unknown:
 		add(Refresh, p, s)
 	}
-	return out
+	if how != appended || !named {
+		link, named = grownName(c)
+	}
+	return out, link, named
 }
 
 // grownName is the by-name/ link of a session that grew under the name it

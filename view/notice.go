@@ -95,7 +95,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig):
 			add(Reset, c.Project, c.Name)
 		default:
-			grown := v.grownNotices(c)
+			grown, link, named := v.grownNotices(c)
 			if len(grown) == 0 && c.New.Sig == c.Old.Sig {
 				// A racy file looked at again, its bytes the same as
 				// the session held parsed: nothing changed (a write
@@ -103,7 +103,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 				continue
 			}
 			out = append(out, grown...)
-			if link, ok := grownName(c); !ok {
+			if !named {
 				wholeByName[c.Project] = true
 			} else if link != "" {
 				add(Refresh, c.Project, byNameName, link)
