@@ -111,11 +111,17 @@ func (t *Tree) exportLine(e *sessions.Entry) exportLine {
 	if l, ok := t.exported[e]; ok {
 		return l
 	}
-	canon := jsjson.AppendCanonical(nil, e.Raw)
-	l := exportLine{at: -1, end: -1, length: len(canon)}
-	if !bytes.Equal(canon, e.Raw) {
-		l.canon = canon
+	// pi wrote most lines as JSON.stringify does: those are their own
+	// canonical form, told by a scan, with no copy.
+	canon := e.Raw
+	l := exportLine{at: -1, end: -1}
+	if !jsjson.IsCanonical(e.Raw) {
+		canon = jsjson.AppendCanonical(nil, e.Raw)
+		if !bytes.Equal(canon, e.Raw) {
+			l.canon = canon
+		}
 	}
+	l.length = len(canon)
 	jsjson.Members(canon, func(k, v []byte) bool {
 		if jsjson.KeyIs(k, "parentId") {
 			// v is a slice of canon: its offset is what its capacity lacks.

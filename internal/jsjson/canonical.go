@@ -24,12 +24,20 @@ func Canonical(raw []byte) ([]byte, error) {
 // AppendCanonical appends the canonical form of the valid value v.
 func AppendCanonical(dst, v []byte) []byte { return appendCanonical(dst, v) }
 
-// appendCanonical writes v in two passes over its bytes, each linear in its
+// appendCanonical writes v as it is when it is canonical already (one
+// scan), else in two passes over its bytes, each linear in its
 // length whatever the nesting: the first finds the objects whose members
 // JSON.stringify writes in another order than the source's (integer-like
 // keys, duplicate keys), the second writes every value once. Both keep
 // their containers on a heap stack, so depth costs no goroutine stack.
 func appendCanonical(dst, v []byte) []byte {
+	if IsCanonical(v) {
+		return append(dst, v...)
+	}
+	return appendCanonicalSlow(dst, v)
+}
+
+func appendCanonicalSlow(dst, v []byte) []byte {
 	switch KindOf(v) {
 	case Array, Object:
 		return emitCanonical(dst, v, planObjects(v))
