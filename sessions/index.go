@@ -648,11 +648,18 @@ func (x *Index) scanRootDue(due func(*File) bool) []Change {
 			changes = append(changes, Change{Project: name})
 		}
 	}
+	var kept map[string]*persist.Record
+	for name := range flats {
+		if x.flat[strings.TrimSuffix(name, ".jsonl")] == nil {
+			kept = x.cache.Folder(x.dir) // as scanProject reads a folder's
+			break
+		}
+	}
 	for name := range flats {
 		if f := x.flat[strings.TrimSuffix(name, ".jsonl")]; f != nil && due != nil && !due(f) {
 			continue
 		}
-		changes = append(changes, x.updateFlat(name)...)
+		changes = append(changes, x.updateFlatKept(name, kept)...)
 	}
 	for name := range x.flat {
 		if !flats[name+".jsonl"] {
@@ -725,8 +732,16 @@ func (x *Index) scanProject(p *project) []Change {
 	// on every core (ls -l by-id of 10,000 sessions reads 10,000 headers).
 	olds := make([]*File, len(names))
 	news := make([]*File, len(names))
+	unknown := false
 	for i, name := range names {
 		olds[i] = p.files[name]
+		unknown = unknown || olds[i] == nil
+	}
+	// The persistent cache's records of the folder, read at once for the
+	// files not known yet (a new mount): one pass, not a look-up each.
+	var kept map[string]*persist.Record
+	if unknown {
+		kept = x.cache.Folder(dir)
 	}
 	par.Each(len(names), func(i int) {
 		path := ""
@@ -735,7 +750,7 @@ func (x *Index) scanProject(p *project) []Change {
 		} else {
 			path = filepath.Join(x.dir, p.name, names[i]+".jsonl")
 		}
-		news[i] = x.load(path, olds[i])
+		news[i] = x.loadKept(path, olds[i], kept)
 	})
 	var changes []Change
 	for i, name := range names {
@@ -772,10 +787,14 @@ func (x *Index) applyFile(p *project, name string, old, f *File) []Change {
 
 // updateFlat looks again at a file at the top of the store; it may move to
 // another project when its header changed.
-func (x *Index) updateFlat(file string) []Change {
+func (x *Index) updateFlat(file string) []Change { return x.updateFlatKept(file, nil) }
+
+// updateFlatKept is updateFlat given the persistent cache's records of the
+// store's folder (see loadKept).
+func (x *Index) updateFlatKept(file string, kept map[string]*persist.Record) []Change {
 	name := strings.TrimSuffix(file, ".jsonl")
 	old := x.flat[name]
-	f := x.load(filepath.Join(x.dir, file), old)
+	f := x.loadKept(filepath.Join(x.dir, file), old, kept)
 	if f == old {
 		return nil
 	}
@@ -827,7 +846,12 @@ func changeOf(project, name string, old, f *File) []Change {
 
 // load returns the file at path as it is now: old when unchanged, a new
 // File (Header nil when it is not a session), or nil when it is gone.
-func (x *Index) load(path string, old *File) *File {
+func (x *Index) load(path string, old *File) *File { return x.loadKept(path, old, nil) }
+
+// loadKept is load given the persistent cache's records of the file's
+// folder (see persist.Cache.Folder); with kept nil, the cache is asked
+// for the file's own.
+func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record) *File {
 	x.counts.stats.Add(1)
 	if old != nil && old.Err == nil {
 		// The common case, a file as it was: one stat, nothing allocated.
@@ -861,7 +885,7 @@ func (x *Index) load(path string, old *File) *File {
 		f.keepHeader(nil)
 		return f
 	}
-	if old == nil && x.fromCache(path, f) {
+	if old == nil && x.fromCache(path, f, kept) {
 		x.counts.kept.Add(1)
 		return f
 	}
