@@ -323,8 +323,8 @@ type row struct {
 	PifsIO     []float64 `json:"pifsReadMB,omitempty"`
 	// BaseCPU is pifs's CPU during what Base times.
 	BaseCPU []float64 `json:"baseCpuMs,omitempty"`
-	Notes      []string  `json:"notes,omitempty"`
-	Skipped    string    `json:"skipped,omitempty"`
+	Notes   []string  `json:"notes,omitempty"`
+	Skipped string    `json:"skipped,omitempty"`
 }
 
 func (b *bench) add(r *row) *row {
@@ -682,8 +682,11 @@ func (b *bench) restart(c restartCase) error {
 	if c.store == b.b.dir {
 		st = b.b
 	}
-	r.note(fmt.Sprintf("the first walk, without a cache: %.0f ms, pifs CPU %.0f ms, read %.0f MB; after the restart: pifs read %.1f MB of the store's %.0f MB; warm: the same walk again on that mount",
-		cold.ms, cold.cpuMs, cold.readMB, fresh.readMB, mb(st.bytes)))
+	if len(r.Pifs) == 1 {
+		// Once: the figures of the first run stand for the others.
+		r.note(fmt.Sprintf("the first walk, without a cache: %.0f ms, pifs CPU %.0f ms, read %.0f MB; after the restart: pifs read %.1f MB of the store's %.0f MB; warm: the same walk again on that mount",
+			cold.ms, cold.cpuMs, cold.readMB, fresh.readMB, mb(st.bytes)))
+	}
 	if fi, err := os.Stat(cache); err == nil && fi.IsDir() {
 		if des, err := os.ReadDir(cache); err == nil {
 			for _, de := range des {
