@@ -58,6 +58,11 @@ type Index struct {
 	gen    atomic.Uint64 // counts changes to the sessions held
 	// changed counts the looks that found changes (see Changed).
 	changed atomic.Uint64
+	// statCost is what a poll's stat costs in CPU, in ns (see Sweep).
+	statCost atomic.Int64
+	// sweepPart is the share of the files the next PollTick looks at, of
+	// sweepParts. Guarded by mu.
+	sweepPart, sweepParts int
 }
 
 // Gen changes whenever a session is added, removed or changed.
@@ -414,42 +419,75 @@ func (x *Index) update(path string, relook bool) []Change {
 // events come (network file systems), and returns what changed.
 func (x *Index) Poll() []Change { return x.poll(0, 1) }
 
-// PollTick is Poll spread over ticks of a poll every interval: each tick
-// looks at every folder (new and removed sessions), every file changed in
-// the last hotWindow (a session in use) or not trusted yet, and a share of
-// the others, so that every file is looked at within a sweep (see Sweep)
-// and a large store's polls cost a share of its stats each.
-func (x *Index) PollTick(tick uint64, interval time.Duration) []Change {
-	parts := int(x.Sweep(interval) / interval)
-	return x.poll(int(tick%uint64(max(parts, 1))), parts)
+// PollTick is Poll spread over the ticks of a poll every interval: each
+// tick looks at every folder (new and removed sessions), every file
+// changed in the last hotWindow (a session in use) or not trusted yet,
+// and a share of the others, so that every file is looked at within a
+// sweep (see Sweep) and polling a large store costs pollBudget of a core.
+// The share is chosen when a sweep starts, so that a sweep looks at every
+// file once.
+func (x *Index) PollTick(interval time.Duration) []Change {
+	x.mu.Lock()
+	if x.sweepPart == 0 {
+		x.sweepParts = int(x.Sweep(interval) / interval)
+	}
+	part, parts := x.sweepPart, max(x.sweepParts, 1)
+	x.sweepPart = (part + 1) % parts
+	x.mu.Unlock()
+	return x.poll(part, parts)
 }
 
 // hotWindow: a file changed within it is in use (pi appends to it) and
 // looked at on every poll.
 const hotWindow = 10 * time.Minute
 
-// sweepRate is how many files that are not in use a poll looks at per
-// second: a stat costs about 3.5 µs where system calls are dear (a VM
-// with page-table isolation), so that looking at 1,000 a second costs
-// well under 1% of a core.
-const sweepRate = 500
+// pollBudget is the share of a core that polling the files not in use
+// may take: a stat costs 3–5 µs of CPU here (a VM, where every system
+// call costs 1.2 µs), so that looking at 10,000 files a second would take
+// 3–5% of a core; at 1%, they are looked at every 3–5 s, and every
+// interval where a stat costs 0.5 µs.
+const pollBudget = 0.01
 
-// Sweep is how long polling every interval takes to look at every file the
-// index holds: one interval up to 2×sweepRate files, longer beyond.
+// defaultStatCost is what a stat is taken to cost before a poll has
+// measured it.
+const defaultStatCost = 4 * time.Microsecond
+
+// Sweep is how long polling every interval takes to look at every file
+// the index holds: as many files each interval as pollBudget pays for, at
+// what a poll's stat cost when last measured; one interval at least.
 func (x *Index) Sweep(interval time.Duration) time.Duration {
-	n := x.files.Load()
-	sweep := time.Duration(n) * time.Second / sweepRate
-	if sweep <= 2*interval || interval <= 0 {
+	if interval <= 0 {
 		return interval
 	}
-	return sweep.Round(interval)
+	cost := time.Duration(x.statCost.Load())
+	if cost <= 0 {
+		cost = defaultStatCost
+	}
+	n := x.files.Load()
+	sweep := time.Duration(float64(time.Duration(n)*cost) / pollBudget)
+	parts := (sweep + interval - 1) / interval
+	return max(parts, 1) * interval
+}
+
+// noteStatCost takes a poll's measure of what a stat cost: n stats in cpu.
+func (x *Index) noteStatCost(cpu time.Duration, n int) {
+	if n < 16 || cpu <= 0 {
+		return // too few to tell from the clock's own cost
+	}
+	c := int64(cpu) / int64(n)
+	if old := x.statCost.Load(); old > 0 {
+		c = (3*old + c) / 4
+	}
+	x.statCost.Store(c)
 }
 
 // poll looks at the store's folders, at the files in use, and at the
 // other files whose slot is part (of parts). The files are stat'ed
 // without the index's lock, so that a poll of a large store holds up no
 // lookup for its thousands of stats; the lock is taken to look again at
-// what changed.
+// what changed. They are stat'ed by name in their folder (no path walk,
+// nothing allocated), on one thread whose CPU time measures what a stat
+// costs (see Sweep).
 func (x *Index) poll(part, parts int) []Change {
 	type look struct {
 		p          *project
@@ -483,25 +521,38 @@ func (x *Index) poll(part, parts int) []Change {
 		looks = append(looks, l)
 	}
 	x.mu.Unlock()
-	par.Each(len(looks), func(i int) {
-		l := looks[i]
-		// A folder's times change when a name in it is added, removed or
-		// renamed (see scanProject).
-		if sig, typ, err := statSig(l.dir); l.read == (Sig{}) || err != nil || typ != syscall.S_IFDIR || sig != l.read {
-			l.dirChanged = true
-			return
-		}
-		for _, f := range l.files {
-			x.counts.stats.Add(1)
-			if f.Err != nil || f.racy {
-				l.changed = append(l.changed, f)
+	stats := 0
+	cpu := onThread(func() {
+		for _, l := range looks {
+			// A folder's times change when a name in it is added, removed
+			// or renamed (see scanProject).
+			d, err := openDir(l.dir)
+			if err != nil {
+				l.dirChanged = true
 				continue
 			}
-			if sig, typ, err := statSig(f.Path); err != nil || typ != syscall.S_IFREG || sig != f.Sig {
-				l.changed = append(l.changed, f)
+			sig, typ, err := d.stat("")
+			stats++
+			if l.read == (Sig{}) || err != nil || typ != syscall.S_IFDIR || sig != l.read {
+				l.dirChanged = true
+				d.close()
+				continue
 			}
+			for _, f := range l.files {
+				x.counts.stats.Add(1)
+				if f.Err != nil || f.racy {
+					l.changed = append(l.changed, f)
+					continue
+				}
+				stats++
+				if sig, typ, err := d.stat(f.base()); err != nil || typ != syscall.S_IFREG || sig != f.Sig {
+					l.changed = append(l.changed, f)
+				}
+			}
+			d.close()
 		}
 	})
+	x.noteStatCost(cpu, stats)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.relook = true
