@@ -188,4 +188,3 @@ func numCPU() int {
 	}
 	return n
 }
-
