@@ -441,12 +441,18 @@ func (x *Index) PollTick(interval time.Duration) []Change {
 // looked at on every poll.
 const hotWindow = 10 * time.Minute
 
-// pollBudget is the share of a core that polling the files not in use
-// may take: a stat costs 3–5 µs of CPU here (a VM, where every system
-// call costs 1.2 µs), so that looking at 10,000 files a second would take
-// 3–5% of a core; at 1%, they are looked at every 3–5 s, and every
-// interval where a stat costs 0.5 µs.
-const pollBudget = 0.01
+// pollBudget is the share of a core that a poll's thread may take, so
+// that polling costs under 1% with the runtime's share (the garbage a
+// poll leaves, its timer): a stat costs 3–5 µs of CPU here (a VM, where
+// every system call costs 1.2 µs), so that looking at 10,000 files a
+// second would take 3–5% of a core; within the budget, they are looked at
+// every few seconds, and every interval where a stat costs 0.5 µs.
+const pollBudget = 0.0075
+
+// maxSweep bounds a sweep where the budget would make it longer (a store
+// so large, or stats so dear, that 1% of a core cannot look at it in a
+// minute).
+const maxSweep = time.Minute
 
 // defaultStatCost is what a stat is taken to cost before a poll has
 // measured it.
@@ -454,7 +460,9 @@ const defaultStatCost = 4 * time.Microsecond
 
 // Sweep is how long polling every interval takes to look at every file
 // the index holds: as many files each interval as pollBudget pays for, at
-// what a poll's stat cost when last measured; one interval at least.
+// what a poll cost per file it stat'ed when last measured (its share of
+// the work every poll does, such as choosing the files, included); one
+// interval at least, maxSweep at most.
 func (x *Index) Sweep(interval time.Duration) time.Duration {
 	if interval <= 0 {
 		return interval
@@ -464,7 +472,7 @@ func (x *Index) Sweep(interval time.Duration) time.Duration {
 		cost = defaultStatCost
 	}
 	n := x.files.Load()
-	sweep := time.Duration(float64(time.Duration(n)*cost) / pollBudget)
+	sweep := min(time.Duration(float64(time.Duration(n)*cost)/pollBudget), maxSweep)
 	parts := (sweep + interval - 1) / interval
 	return max(parts, 1) * interval
 }
@@ -497,32 +505,31 @@ func (x *Index) poll(part, parts int) []Change {
 		dirChanged bool
 		changed    []*File
 	}
-	x.mu.Lock()
-	if !x.loaded {
-		x.mu.Unlock()
-		return nil
-	}
 	now := time.Now().UnixNano()
 	due := func(f *File) bool {
 		return parts <= 1 || f.Err != nil || f.racy || now-f.Sig.Mtime < int64(hotWindow) ||
 			int(f.slot%uint32(parts)) == part
 	}
 	var looks []*look
-	for _, p := range x.projects {
-		if !p.folder || !p.loaded {
-			continue
-		}
-		l := &look{p: p, dir: filepath.Join(x.dir, p.name), read: p.read}
-		for _, f := range p.files {
-			if !f.Flat && due(f) {
-				l.files = append(l.files, f)
-			}
-		}
-		looks = append(looks, l)
-	}
-	x.mu.Unlock()
-	stats := 0
+	loaded, stats := false, 0
+	// What this costs, choosing the files included, is what a sweep is
+	// budgeted by (see Sweep).
 	cpu := onThread(func() {
+		x.mu.Lock()
+		loaded = x.loaded
+		for _, p := range x.projects {
+			if !p.folder || !p.loaded {
+				continue
+			}
+			l := &look{p: p, dir: filepath.Join(x.dir, p.name), read: p.read}
+			for _, f := range p.files {
+				if !f.Flat && due(f) {
+					l.files = append(l.files, f)
+				}
+			}
+			looks = append(looks, l)
+		}
+		x.mu.Unlock()
 		for _, l := range looks {
 			// A folder's times change when a name in it is added, removed
 			// or renamed (see scanProject).
@@ -552,6 +559,9 @@ func (x *Index) poll(part, parts int) []Change {
 			d.close()
 		}
 	})
+	if !loaded {
+		return nil
+	}
 	x.noteStatCost(cpu, stats)
 	x.mu.Lock()
 	defer x.mu.Unlock()
