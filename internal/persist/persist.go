@@ -470,67 +470,69 @@ func isIn(path, prefix string) bool {
 	return ok && rest != "" && !strings.Contains(rest, "/")
 }
 
-// readFolder reads the records under prefix into out; as read, a fault or
-// a record that does not decode disables the cache.
+// readFolder reads the records under prefix into out.
 func (c *Cache) readFolder(db *bolt.DB, prefix string, out map[string]*Record) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.fail(fmt.Errorf("corrupt (%v)", r))
-			clear(out)
-		}
-	}()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	var err error
-	db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(filesBucket)
-		if b == nil {
-			return nil
-		}
+	ok := c.readFiles(db, func(b *bolt.Bucket) error {
 		cur := b.Cursor()
 		for k, v := cur.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, v = cur.Next() {
 			if bytes.IndexByte(k[len(prefix):], '/') >= 0 {
 				continue // a file in a folder below
 			}
-			var rec *Record
-			if rec, err = decode(v); err != nil {
-				return nil
+			rec, err := decode(v)
+			if err != nil {
+				return err
 			}
 			out[string(k)] = rec
 		}
 		return nil
 	})
-	if err != nil {
-		c.fail(err)
+	if !ok {
 		clear(out)
 	}
 }
 
-// read reads path's record from the file; a fault or a record that does
-// not decode disables the cache.
+// read reads path's record from the file.
 func (c *Cache) read(db *bolt.DB, path string) (rec *Record) {
+	ok := c.readFiles(db, func(b *bolt.Bucket) error {
+		var err error
+		if v := b.Get([]byte(path)); v != nil {
+			rec, err = decode(v)
+		}
+		return err
+	})
+	if !ok {
+		return nil
+	}
+	return rec
+}
+
+// readFiles runs fn in a read of the file's records; a fault, or a
+// record that does not decode (fn's error), disables the cache and is
+// false.
+func (c *Cache) readFiles(db *bolt.DB, fn func(*bolt.Bucket) error) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.fail(fmt.Errorf("corrupt (%v)", r))
-			rec = nil
+			ok = false
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var err error
-	db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(filesBucket)
-		if b == nil {
-			return nil
-		}
-		if v := b.Get([]byte(path)); v != nil {
-			rec, err = decode(v)
+	// An error of the read itself (a file closed by a compaction
+	// meanwhile) is a miss, not a corrupt cache.
+	if db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(filesBucket); b != nil {
+			err = fn(b)
 		}
 		return nil
-	})
+	}) != nil {
+		return false
+	}
 	if err != nil {
 		c.fail(err)
-		return nil
+		return false
 	}
-	return rec
+	return true
 }
 
 // fail disables a cache found corrupt while in use; the next mount
