@@ -218,15 +218,15 @@ func TestWalkListsNamesAlone(t *testing.T) {
 // TestRestartReadsNothing: a new mount of an unchanged store, with the
 // persistent cache the last mount left, answers the walks a user starts
 // with (ls -l by-id, find -maxdepth 3, ls -l of every session folder, the
-// usage reports) without opening a session file: no header, tail or name
-// read, no usage scan, no parse; and as the first mount did. (ls -l of
-// MNT/<project>/latest/ still parses that session: a lookup in its
-// branches/ needs the tree.)
+// usage reports, ls -l of latest/) without opening a session file: no
+// header, tail or name read, no usage scan, no parse; and as the first
+// mount did. The cache is read a folder at a time.
 func TestRestartReadsNothing(t *testing.T) {
 	store := demoStore(t)
 	time.Sleep(2100 * time.Millisecond) // out of the racy window: kept
 	cacheDir := t.TempDir()
 	walks := [][]string{
+		{"sh", "-c", "ls -l latest/ ./*/latest/"},
 		{"sh", "-c", "ls -l by-id"},
 		{"find", ".", "-maxdepth", "3"},
 		{"sh", "-c", "ls -l ./*/2*/"},
@@ -254,6 +254,14 @@ func TestRestartReadsNothing(t *testing.T) {
 			}
 			if xs.FromCache == 0 {
 				t.Error("nothing taken from the persistent cache")
+			}
+			// A folder's records are read at once, and the small facts
+			// the views ask for (sizes) come with them: not a look-up in
+			// the cache per file.
+			cs := m.Cache().Stats()
+			if gets := cs.Gets.Load(); gets*4 > xs.FromCache || cs.FolderRecords.Load() < xs.FromCache {
+				t.Errorf("after a remount: %d look-ups in the cache and %d folder scans giving %d records for %d files taken from it; want the files' records from the scans, and few look-ups",
+					gets, cs.Folders.Load(), cs.FolderRecords.Load(), xs.FromCache)
 			}
 		}
 		if err := m.Unmount(); err != nil {

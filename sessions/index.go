@@ -58,6 +58,11 @@ type Index struct {
 	gen    atomic.Uint64 // counts changes to the sessions held
 	// changed counts the looks that found changes (see Changed).
 	changed atomic.Uint64
+	// statCost is what a poll's stat costs in CPU, in ns (see Sweep).
+	statCost atomic.Int64
+	// sweepPart is the share of the files the next PollTick looks at, of
+	// sweepParts. Guarded by mu.
+	sweepPart, sweepParts int
 }
 
 // Gen changes whenever a session is added, removed or changed.
@@ -414,42 +419,85 @@ func (x *Index) update(path string, relook bool) []Change {
 // events come (network file systems), and returns what changed.
 func (x *Index) Poll() []Change { return x.poll(0, 1) }
 
-// PollTick is Poll spread over ticks of a poll every interval: each tick
-// looks at every folder (new and removed sessions), every file changed in
-// the last hotWindow (a session in use) or not trusted yet, and a share of
-// the others, so that every file is looked at within a sweep (see Sweep)
-// and a large store's polls cost a share of its stats each.
-func (x *Index) PollTick(tick uint64, interval time.Duration) []Change {
-	parts := int(x.Sweep(interval) / interval)
-	return x.poll(int(tick%uint64(max(parts, 1))), parts)
+// PollTick is Poll spread over the ticks of a poll every interval: each
+// tick looks at every folder (new and removed sessions), every file
+// changed in the last hotWindow (a session in use) or not trusted yet,
+// and a share of the others, so that every file is looked at within a
+// sweep (see Sweep) and polling a large store costs pollBudget of a core.
+// The share is chosen when a sweep starts, so that a sweep looks at every
+// file once.
+func (x *Index) PollTick(interval time.Duration) []Change {
+	x.mu.Lock()
+	if x.sweepPart == 0 {
+		x.sweepParts = int(x.Sweep(interval) / interval)
+	}
+	part, parts := x.sweepPart, max(x.sweepParts, 1)
+	x.sweepPart = (part + 1) % parts
+	x.mu.Unlock()
+	return x.poll(part, parts)
 }
 
 // hotWindow: a file changed within it is in use (pi appends to it) and
 // looked at on every poll.
 const hotWindow = 10 * time.Minute
 
-// sweepRate is how many files that are not in use a poll looks at per
-// second: a stat costs about 3.5 µs where system calls are dear (a VM
-// with page-table isolation), so that looking at 1,000 a second costs
-// well under 1% of a core.
-const sweepRate = 500
+// pollBudget is the share of a core that a poll's thread may take, so
+// that polling costs under 1% with the runtime's share (the garbage a
+// poll leaves, the garbage collector's passes over what the mount holds,
+// the timer: about as much again, measured with 10,000 sessions): a stat
+// costs 3–5 µs of CPU here (a VM, where every system call costs 1.2 µs),
+// so that looking at 10,000 files a second would take 3–5% of a core;
+// within the budget, they are looked at every 6–10 s, and every second
+// where a stat costs 0.5 µs.
+const pollBudget = 0.006
 
-// Sweep is how long polling every interval takes to look at every file the
-// index holds: one interval up to 2×sweepRate files, longer beyond.
+// maxSweep bounds a sweep where the budget would make it longer (a store
+// so large, or stats so dear, that 1% of a core cannot look at it in a
+// minute).
+const maxSweep = time.Minute
+
+// defaultStatCost is what a stat is taken to cost before a poll has
+// measured it.
+const defaultStatCost = 4 * time.Microsecond
+
+// Sweep is how long polling every interval takes to look at every file
+// the index holds: as many files each interval as pollBudget pays for, at
+// what a poll cost per file it stat'ed when last measured (its share of
+// the work every poll does, such as choosing the files, included); one
+// interval at least, maxSweep at most.
 func (x *Index) Sweep(interval time.Duration) time.Duration {
-	n := x.files.Load()
-	sweep := time.Duration(n) * time.Second / sweepRate
-	if sweep <= 2*interval || interval <= 0 {
+	if interval <= 0 {
 		return interval
 	}
-	return sweep.Round(interval)
+	cost := time.Duration(x.statCost.Load())
+	if cost <= 0 {
+		cost = defaultStatCost
+	}
+	n := x.files.Load()
+	sweep := min(time.Duration(float64(time.Duration(n)*cost)/pollBudget), maxSweep)
+	parts := (sweep + interval - 1) / interval
+	return max(parts, 1) * interval
+}
+
+// noteStatCost takes a poll's measure of what a stat cost: n stats in cpu.
+func (x *Index) noteStatCost(cpu time.Duration, n int) {
+	if n < 16 || cpu <= 0 {
+		return // too few to tell from the clock's own cost
+	}
+	c := int64(cpu) / int64(n)
+	if old := x.statCost.Load(); old > 0 {
+		c = (3*old + c) / 4
+	}
+	x.statCost.Store(c)
 }
 
 // poll looks at the store's folders, at the files in use, and at the
 // other files whose slot is part (of parts). The files are stat'ed
 // without the index's lock, so that a poll of a large store holds up no
 // lookup for its thousands of stats; the lock is taken to look again at
-// what changed.
+// what changed. They are stat'ed by name in their folder (no path walk,
+// nothing allocated), on one thread whose CPU time measures what a stat
+// costs (see Sweep).
 func (x *Index) poll(part, parts int) []Change {
 	type look struct {
 		p          *project
@@ -459,49 +507,64 @@ func (x *Index) poll(part, parts int) []Change {
 		dirChanged bool
 		changed    []*File
 	}
-	x.mu.Lock()
-	if !x.loaded {
-		x.mu.Unlock()
-		return nil
-	}
 	now := time.Now().UnixNano()
 	due := func(f *File) bool {
 		return parts <= 1 || f.Err != nil || f.racy || now-f.Sig.Mtime < int64(hotWindow) ||
 			int(f.slot%uint32(parts)) == part
 	}
 	var looks []*look
-	for _, p := range x.projects {
-		if !p.folder || !p.loaded {
-			continue
-		}
-		l := &look{p: p, dir: filepath.Join(x.dir, p.name), read: p.read}
-		for _, f := range p.files {
-			if !f.Flat && due(f) {
-				l.files = append(l.files, f)
-			}
-		}
-		looks = append(looks, l)
-	}
-	x.mu.Unlock()
-	par.Each(len(looks), func(i int) {
-		l := looks[i]
-		// A folder's times change when a name in it is added, removed or
-		// renamed (see scanProject).
-		if sig, typ, err := statSig(l.dir); l.read == (Sig{}) || err != nil || typ != syscall.S_IFDIR || sig != l.read {
-			l.dirChanged = true
-			return
-		}
-		for _, f := range l.files {
-			x.counts.stats.Add(1)
-			if f.Err != nil || f.racy {
-				l.changed = append(l.changed, f)
+	loaded, stats := false, 0
+	// What this costs, choosing the files included, is what a sweep is
+	// budgeted by (see Sweep).
+	cpu := onThread(func() {
+		x.mu.Lock()
+		loaded = x.loaded
+		for _, p := range x.projects {
+			if !p.folder || !p.loaded {
 				continue
 			}
-			if sig, typ, err := statSig(f.Path); err != nil || typ != syscall.S_IFREG || sig != f.Sig {
-				l.changed = append(l.changed, f)
+			l := &look{p: p, dir: filepath.Join(x.dir, p.name), read: p.read}
+			for _, f := range p.files {
+				if !f.Flat && due(f) {
+					l.files = append(l.files, f)
+				}
 			}
+			looks = append(looks, l)
+		}
+		x.mu.Unlock()
+		for _, l := range looks {
+			// A folder's times change when a name in it is added, removed
+			// or renamed (see scanProject).
+			d, err := openDir(l.dir)
+			if err != nil {
+				l.dirChanged = true
+				continue
+			}
+			sig, typ, err := d.stat("")
+			stats++
+			if l.read == (Sig{}) || err != nil || typ != syscall.S_IFDIR || sig != l.read {
+				l.dirChanged = true
+				d.close()
+				continue
+			}
+			for _, f := range l.files {
+				x.counts.stats.Add(1)
+				if f.Err != nil || f.racy {
+					l.changed = append(l.changed, f)
+					continue
+				}
+				stats++
+				if sig, typ, err := d.stat(f.base()); err != nil || typ != syscall.S_IFREG || sig != f.Sig {
+					l.changed = append(l.changed, f)
+				}
+			}
+			d.close()
 		}
 	})
+	if !loaded {
+		return nil
+	}
+	x.noteStatCost(cpu, stats)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.relook = true
@@ -648,11 +711,18 @@ func (x *Index) scanRootDue(due func(*File) bool) []Change {
 			changes = append(changes, Change{Project: name})
 		}
 	}
+	var kept map[string]*persist.Record
+	for name := range flats {
+		if x.flat[strings.TrimSuffix(name, ".jsonl")] == nil {
+			kept = x.cache.Folder(x.dir) // as scanProject reads a folder's
+			break
+		}
+	}
 	for name := range flats {
 		if f := x.flat[strings.TrimSuffix(name, ".jsonl")]; f != nil && due != nil && !due(f) {
 			continue
 		}
-		changes = append(changes, x.updateFlat(name)...)
+		changes = append(changes, x.updateFlatKept(name, kept)...)
 	}
 	for name := range x.flat {
 		if !flats[name+".jsonl"] {
@@ -725,8 +795,16 @@ func (x *Index) scanProject(p *project) []Change {
 	// on every core (ls -l by-id of 10,000 sessions reads 10,000 headers).
 	olds := make([]*File, len(names))
 	news := make([]*File, len(names))
+	unknown := false
 	for i, name := range names {
 		olds[i] = p.files[name]
+		unknown = unknown || olds[i] == nil
+	}
+	// The persistent cache's records of the folder, read at once for the
+	// files not known yet (a new mount): one pass, not a look-up each.
+	var kept map[string]*persist.Record
+	if unknown {
+		kept = x.cache.Folder(dir)
 	}
 	par.Each(len(names), func(i int) {
 		path := ""
@@ -735,7 +813,7 @@ func (x *Index) scanProject(p *project) []Change {
 		} else {
 			path = filepath.Join(x.dir, p.name, names[i]+".jsonl")
 		}
-		news[i] = x.load(path, olds[i])
+		news[i] = x.loadKept(path, olds[i], kept)
 	})
 	var changes []Change
 	for i, name := range names {
@@ -772,10 +850,14 @@ func (x *Index) applyFile(p *project, name string, old, f *File) []Change {
 
 // updateFlat looks again at a file at the top of the store; it may move to
 // another project when its header changed.
-func (x *Index) updateFlat(file string) []Change {
+func (x *Index) updateFlat(file string) []Change { return x.updateFlatKept(file, nil) }
+
+// updateFlatKept is updateFlat given the persistent cache's records of the
+// store's folder (see loadKept).
+func (x *Index) updateFlatKept(file string, kept map[string]*persist.Record) []Change {
 	name := strings.TrimSuffix(file, ".jsonl")
 	old := x.flat[name]
-	f := x.load(filepath.Join(x.dir, file), old)
+	f := x.loadKept(filepath.Join(x.dir, file), old, kept)
 	if f == old {
 		return nil
 	}
@@ -827,7 +909,12 @@ func changeOf(project, name string, old, f *File) []Change {
 
 // load returns the file at path as it is now: old when unchanged, a new
 // File (Header nil when it is not a session), or nil when it is gone.
-func (x *Index) load(path string, old *File) *File {
+func (x *Index) load(path string, old *File) *File { return x.loadKept(path, old, nil) }
+
+// loadKept is load given the persistent cache's records of the file's
+// folder (see persist.Cache.Folder); with kept nil, the cache is asked
+// for the file's own.
+func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record) *File {
 	x.counts.stats.Add(1)
 	if old != nil && old.Err == nil {
 		// The common case, a file as it was: one stat, nothing allocated.
@@ -861,7 +948,7 @@ func (x *Index) load(path string, old *File) *File {
 		f.keepHeader(nil)
 		return f
 	}
-	if old == nil && x.fromCache(path, f) {
+	if old == nil && x.fromCache(path, f, kept) {
 		x.counts.kept.Add(1)
 		return f
 	}

@@ -403,11 +403,12 @@ func TestListed(t *testing.T) {
 	}
 }
 
-// TestPollTickSpreads: with more files than a poll looks at per interval,
-// each tick stats every folder, the files written in the last hotWindow,
-// and a share of the others, so that every file is looked at once per
-// sweep; a change to a quiet file is found within the sweep, a new file
-// at the next tick, and a file written since is looked at on every tick.
+// TestPollTickSpreads: with more files than a poll's budget pays for per
+// interval, each tick stats every folder, the files written in the last
+// hotWindow, and a share of the others, so that every file is looked at
+// once per sweep; a change to a quiet file is found within the sweep, a
+// new file at the next tick, and a file written since is looked at on
+// every tick. The sweep follows what a stat costs.
 func TestPollTickSpreads(t *testing.T) {
 	dir := t.TempDir()
 	const n = 80
@@ -423,17 +424,31 @@ func TestPollTickSpreads(t *testing.T) {
 		t.Fatal("sessions missing")
 	}
 	x.Poll() // the folders read within the racy window are read again
+	if x.statCost.Load() <= 0 {
+		t.Error("a poll of every file did not measure what a stat costs")
+	}
 	const interval = 10 * time.Millisecond
+	// What a stat costs is measured as the polls go; here it is set, so
+	// that the sweep is known.
+	const cost = 15 * time.Microsecond
+	x.statCost.Store(int64(cost))
 	sweep := x.Sweep(interval)
 	parts := int(sweep / interval)
-	if sweep != time.Duration(n)*time.Second/sweepRate || parts < 4 || sweep != time.Duration(parts)*interval {
-		t.Fatalf("sweep of %d files every %v: %v (%d ticks)", n, interval, sweep, parts)
+	if want := time.Duration(float64(n) * float64(cost) / pollBudget).Round(interval); sweep != want || parts < 10 {
+		t.Fatalf("sweep of %d files every %v at %v a stat: %v (%d ticks), want %v", n, interval, cost, sweep, parts, want)
+	}
+	if x.statCost.Store(int64(cost) / 1000); x.Sweep(interval) != interval {
+		t.Errorf("sweep of %d files at %v a stat: %v, want one interval", n, cost/1000, x.Sweep(interval))
+	}
+	tick := func() []Change {
+		x.statCost.Store(int64(cost))
+		return x.PollTick(interval)
 	}
 	stats := func() int64 { return x.Stats().Stats }
 	before := stats()
-	for tick := range uint64(parts) {
-		if ch := x.PollTick(tick, interval); len(ch) != 0 {
-			t.Fatalf("tick %d of an unchanged store: %d changes", tick, len(ch))
+	for i := range parts {
+		if ch := tick(); len(ch) != 0 {
+			t.Fatalf("tick %d of an unchanged store: %d changes", i, len(ch))
 		}
 	}
 	if got := stats() - before; got != n {
@@ -449,24 +464,29 @@ func TestPollTickSpreads(t *testing.T) {
 	f, _ := os.OpenFile(quiet, os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n")
 	f.Close()
-	found := -1
-	for tick := range uint64(parts) {
-		if ch := x.PollTick(tick, interval); len(ch) == 1 && ch[0].Name == "s05" {
-			found = int(tick)
+	found := false
+	for range parts {
+		if ch := tick(); len(ch) == 1 && ch[0].Name == "s05" {
+			found = true
 			break
 		} else if len(ch) != 0 {
 			t.Fatalf("changes %+v", ch)
 		}
 	}
-	if found < 0 {
+	if !found {
 		t.Fatalf("an append to a quiet file not found in a sweep (%d ticks)", parts)
 	}
 	// The next tick: the files of its share, and the one written now
 	// (looked at again too while racy: see TestIndexRelooksRacyFiles).
-	part := uint32((found + 1) % parts)
+	x.mu.Lock()
+	part, of := uint32(x.sweepPart), uint32(x.sweepParts)
+	x.mu.Unlock()
+	if part == 0 {
+		of = uint32(parts) // a new sweep, at the same cost
+	}
 	want := int64(0)
 	for _, f := range x.All() {
-		if f.slot%uint32(parts) == part || f.Name == "s05" {
+		if f.slot%of == part || f.Name == "s05" {
 			want++
 		}
 		if f.Name == "s05" && f.Racy() {
@@ -474,7 +494,7 @@ func TestPollTickSpreads(t *testing.T) {
 		}
 	}
 	before = stats()
-	x.PollTick(uint64(found+1), interval)
+	tick()
 	if got := stats() - before; got != want {
 		t.Errorf("a tick stat'ed %d files, want %d (its share and the file written now)", got, want)
 	}
@@ -482,14 +502,14 @@ func TestPollTickSpreads(t *testing.T) {
 		f, _ := os.OpenFile(quiet, os.O_WRONLY|os.O_APPEND, 0)
 		fmt.Fprintf(f, `{"type":"message","id":"b%d","parentId":"a","timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"hi"}}`+"\n", i)
 		f.Close()
-		if ch := x.PollTick(uint64(found+2+i), interval); len(ch) != 1 || ch[0].Name != "s05" {
+		if ch := tick(); len(ch) != 1 || ch[0].Name != "s05" {
 			t.Fatalf("an append to a file written a moment ago, next tick: %+v", ch)
 		}
 	}
 	// A new session: the next tick (which also takes a new version of
 	// s05, written within the racy window: see TestIndexRelooksRacyFiles).
 	writeIndexed(t, filepath.Join(dir, "--p2--", "new.jsonl"), header("new", "/p"))
-	ch := x.PollTick(uint64(found+4), interval)
+	ch := tick()
 	if !slices.ContainsFunc(ch, func(c Change) bool { return c.Name == "new" && c.Old == nil }) {
 		t.Fatalf("a new session, next tick: %+v", ch)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/pifs/pifs/internal/persist"
@@ -49,12 +51,17 @@ func versionOf(s Sig) persist.Version {
 // earlier version the file may have grown from is held (f.earlier) until
 // the file's header is read (see grown). A version changed within
 // racyWindow is never taken from the cache.
-func (x *Index) fromCache(path string, f *File) bool {
+func (x *Index) fromCache(path string, f *File, kept map[string]*persist.Record) bool {
 	if x.cache == nil || f.racy {
 		return false
 	}
-	rec, ok := x.cache.Get(path)
-	if !ok {
+	var rec *persist.Record
+	if kept != nil {
+		rec = kept[path]
+	} else {
+		rec, _ = x.cache.Get(path)
+	}
+	if rec == nil {
 		return false
 	}
 	v := versionOf(f.Sig)
@@ -87,8 +94,22 @@ func (x *Index) fromCache(path string, f *File) bool {
 			f.nameDone.Store(true)
 		}
 	}
+	// Other packages' small facts stay with the version, so that a walk
+	// that asks for them (the views' sizes) asks the cache nothing more.
+	for k, b := range rec.Facts {
+		if !strings.HasPrefix(k, "sessions.") && len(b) <= heldFactBytes {
+			if f.held == nil {
+				f.held = map[string][]byte{}
+			}
+			f.held[k] = b
+		}
+	}
 	return true
 }
+
+// heldFactBytes bounds the facts a File holds in memory (see File.held):
+// what is larger is asked of the cache each time.
+const heldFactBytes = 1 << 10
 
 // grown takes up the cache's earlier version of the file (f.earlier) when
 // the file, whose header was just read from fd, only grew from it: the
@@ -139,17 +160,38 @@ func (f *File) Fact(name string) ([]byte, bool) {
 	if f.cache == nil || f.racy || f.Err != nil {
 		return nil, false
 	}
+	f.heldMu.Lock()
+	b, ok := f.held[name]
+	f.heldMu.Unlock()
+	if ok {
+		return b, true
+	}
 	rec, ok := f.cache.Get(f.Path)
 	if !ok || rec.Version != versionOf(f.Sig) {
 		return nil, false
 	}
-	b, ok := rec.Facts[name]
+	b, ok = rec.Facts[name]
 	return b, ok
 }
 
 // SetFact keeps a fact of this version of the file in the persistent
 // cache (see Fact). b must not be changed after.
-func (f *File) SetFact(name string, b []byte) { f.keep(map[string][]byte{name: b}) }
+func (f *File) SetFact(name string, b []byte) {
+	if f.cache == nil || f.racy || f.Err != nil {
+		return
+	}
+	f.heldMu.Lock()
+	if len(b) <= heldFactBytes {
+		if f.held == nil {
+			f.held = map[string][]byte{}
+		}
+		f.held[name] = b
+	} else {
+		delete(f.held, name)
+	}
+	f.heldMu.Unlock()
+	f.keep(map[string][]byte{name: b})
+}
 
 // EarlierFact is a fact kept for the version of the file this one grew
 // from (an earlier mount's), when the index found that it only grew: a
@@ -230,4 +272,8 @@ type keptState struct {
 	// header is read; grewFrom that record, once found to be one the
 	// file grew from.
 	earlier, grewFrom *persist.Record
+	// held are other packages' small facts of this version, as the cache
+	// gave them or SetFact set them (see Fact).
+	heldMu sync.Mutex
+	held   map[string][]byte
 }

@@ -152,14 +152,12 @@ func (w *Watcher) run() {
 	}
 	pending := map[string]bool{}
 	var timer <-chan time.Time
-	var tick uint64
 	for {
 		select {
 		case <-w.stop:
 			return
 		case <-ticks:
-			w.deliver(w.x.PollTick(tick, w.poll))
-			tick++
+			w.deliver(w.x.PollTick(w.poll))
 		case ev, ok := <-events:
 			if !ok {
 				return

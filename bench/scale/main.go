@@ -321,8 +321,10 @@ type row struct {
 	FloorRatio float64   `json:"floorRatio,omitempty"`
 	PifsCPU    []float64 `json:"pifsCpuMs,omitempty"`
 	PifsIO     []float64 `json:"pifsReadMB,omitempty"`
-	Notes      []string  `json:"notes,omitempty"`
-	Skipped    string    `json:"skipped,omitempty"`
+	// BaseCPU is pifs's CPU during what Base times.
+	BaseCPU []float64 `json:"baseCpuMs,omitempty"`
+	Notes   []string  `json:"notes,omitempty"`
+	Skipped string    `json:"skipped,omitempty"`
 }
 
 func (b *bench) add(r *row) *row {
@@ -589,9 +591,11 @@ func (b *bench) oneRun() error {
 		}
 	}
 	if b.want(10) && b.cacheDir {
-		for _, c := range b.restarts() {
-			if err := b.restart(c); err != nil {
-				return err
+		for range b.runs {
+			for _, c := range b.restarts() {
+				if err := b.restart(c); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -661,6 +665,7 @@ func (b *bench) restart(c restartCase) error {
 	r := b.row(c.what + ", fresh mount, persistent cache left by the last mount")
 	r.sample(fresh, sample{}, nil)
 	r.Base = append(r.Base, warm.ms)
+	r.BaseCPU = append(r.BaseCPU, warm.cpuMs)
 	if man != "" {
 		// The floor's fresh mount: what any FUSE server costs for the
 		// walk when it knows everything already.
@@ -677,8 +682,11 @@ func (b *bench) restart(c restartCase) error {
 	if c.store == b.b.dir {
 		st = b.b
 	}
-	r.note(fmt.Sprintf("the first walk, without a cache: %.0f ms, pifs CPU %.0f ms, read %.0f MB; after the restart: pifs read %.1f MB of the store's %.0f MB; warm: the same walk again on that mount",
-		cold.ms, cold.cpuMs, cold.readMB, fresh.readMB, mb(st.bytes)))
+	if len(r.Pifs) == 1 {
+		// Once: the figures of the first run stand for the others.
+		r.note(fmt.Sprintf("the first walk, without a cache: %.0f ms, pifs CPU %.0f ms, read %.0f MB; after the restart: pifs read %.1f MB of the store's %.0f MB; warm: the same walk again on that mount",
+			cold.ms, cold.cpuMs, cold.readMB, fresh.readMB, mb(st.bytes)))
+	}
 	if fi, err := os.Stat(cache); err == nil && fi.IsDir() {
 		if des, err := os.ReadDir(cache); err == nil {
 			for _, de := range des {
@@ -1687,6 +1695,9 @@ func (b *bench) print(w io.Writer) {
 		}
 		if r.BaseName != "" && len(r.Base) > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %s", r.BaseName, span(r.Base, r.Unit)))
+		}
+		if len(r.BaseCPU) > 0 && len(r.PifsCPU) > 0 {
+			notes = append(notes, fmt.Sprintf("pifs CPU %s against %s %s (%.2f×)", span(r.PifsCPU, "ms"), r.BaseName, span(r.BaseCPU, "ms"), median(r.PifsCPU)/max(median(r.BaseCPU), 0.001)))
 		}
 		if len(notes) > 0 {
 			fmt.Fprintf(w, "- %s: %s\n", r.What, strings.Join(notes, "; "))

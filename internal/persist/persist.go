@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -107,7 +108,9 @@ type Cache struct {
 
 // Stats count what a cache did (for tests that guard a cost).
 type Stats struct {
-	Gets, Hits, Puts, Flushes, Pruned atomic.Int64
+	// Gets and Hits count Get's lookups; Folders counts Folder's scans
+	// and FolderRecords the records they gave.
+	Gets, Hits, Folders, FolderRecords, Puts, Flushes, Pruned atomic.Int64
 }
 
 // FileName is the cache file of a store in dir.
@@ -417,32 +420,119 @@ func (c *Cache) Get(path string) (rec *Record, ok bool) {
 	return rec, true
 }
 
-// read reads path's record from the file; a fault or a record that does
-// not decode disables the cache.
+// Folder returns what the cache holds for the files directly in dir (not
+// in folders below it), by path, of whatever version, as Get would for each:
+// one read of the file, a pass over the records in key order, so that a
+// new mount reads a folder's records at the cost of one look-up, not one
+// per file.
+func (c *Cache) Folder(dir string) map[string]*Record {
+	if c == nil {
+		return nil
+	}
+	c.stats.Folders.Add(1)
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	out := map[string]*Record{}
+	c.mu.Lock()
+	db := c.db
+	pend := map[string]*Record{}
+	for p, r := range c.pending {
+		if isIn(p, prefix) {
+			pend[p] = r.clone()
+		}
+	}
+	c.mu.Unlock()
+	if db != nil {
+		c.readFolder(db, prefix, out)
+	}
+	for p, r := range pend {
+		switch rec := out[p]; {
+		case rec == nil || rec.Version != r.Version:
+			out[p] = r
+		default:
+			for k, v := range r.Facts {
+				rec.Facts[k] = v
+			}
+		}
+	}
+	c.stats.FolderRecords.Add(int64(len(out)))
+	c.mu.Lock()
+	for p := range out {
+		c.touched[p] = true
+	}
+	c.mu.Unlock()
+	return out
+}
+
+// isIn tells that path names a file directly under prefix (which ends in
+// a slash).
+func isIn(path, prefix string) bool {
+	rest, ok := strings.CutPrefix(path, prefix)
+	return ok && rest != "" && !strings.Contains(rest, "/")
+}
+
+// readFolder reads the records under prefix into out.
+func (c *Cache) readFolder(db *bolt.DB, prefix string, out map[string]*Record) {
+	ok := c.readFiles(db, func(b *bolt.Bucket) error {
+		cur := b.Cursor()
+		for k, v := cur.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, v = cur.Next() {
+			if bytes.IndexByte(k[len(prefix):], '/') >= 0 {
+				continue // a file in a folder below
+			}
+			rec, err := decode(v)
+			if err != nil {
+				return err
+			}
+			out[string(k)] = rec
+		}
+		return nil
+	})
+	if !ok {
+		clear(out)
+	}
+}
+
+// read reads path's record from the file.
 func (c *Cache) read(db *bolt.DB, path string) (rec *Record) {
+	ok := c.readFiles(db, func(b *bolt.Bucket) error {
+		var err error
+		if v := b.Get([]byte(path)); v != nil {
+			rec, err = decode(v)
+		}
+		return err
+	})
+	if !ok {
+		return nil
+	}
+	return rec
+}
+
+// readFiles runs fn in a read of the file's records; a fault, or a
+// record that does not decode (fn's error), disables the cache and is
+// false.
+func (c *Cache) readFiles(db *bolt.DB, fn func(*bolt.Bucket) error) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.fail(fmt.Errorf("corrupt (%v)", r))
-			rec = nil
+			ok = false
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var err error
-	db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(filesBucket)
-		if b == nil {
-			return nil
-		}
-		if v := b.Get([]byte(path)); v != nil {
-			rec, err = decode(v)
+	// An error of the read itself (a file closed by a compaction
+	// meanwhile) is a miss, not a corrupt cache.
+	if db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(filesBucket); b != nil {
+			err = fn(b)
 		}
 		return nil
-	})
+	}) != nil {
+		return false
+	}
 	if err != nil {
 		c.fail(err)
-		return nil
+		return false
 	}
-	return rec
+	return true
 }
 
 // fail disables a cache found corrupt while in use; the next mount

@@ -352,3 +352,55 @@ func TestCodec(t *testing.T) {
 		t.Fatal("a short buffer decodes")
 	}
 }
+
+// Folder gives the records of a folder's own files, written and queued, in
+// one pass: not those of a folder whose name it begins, nor of one below.
+func TestFolder(t *testing.T) {
+	dir := t.TempDir()
+	var l logged
+	c := open(t, dir, &l)
+	v2 := v1
+	v2.Size = 200
+	c.Put("/store/p/a.jsonl", v1, map[string][]byte{"header": []byte("a")})
+	c.Put("/store/p/b.jsonl", v1, map[string][]byte{"header": []byte("b")})
+	c.Put("/store/p2/c.jsonl", v1, map[string][]byte{"header": []byte("c")})
+	c.Put("/store/p/sub/d.jsonl", v1, map[string][]byte{"header": []byte("d")})
+	c.Put("/store/top.jsonl", v1, map[string][]byte{"header": []byte("t")})
+	c.Flush()
+	// Queued: a fact of the same version adds, another version replaces.
+	c.Put("/store/p/a.jsonl", v1, map[string][]byte{"name": []byte("n")})
+	c.Put("/store/p/b.jsonl", v2, map[string][]byte{"header": []byte("B")})
+	c.Put("/store/p/e.jsonl", v1, map[string][]byte{"header": []byte("e")})
+	got := c.Folder("/store/p")
+	want := map[string]string{"/store/p/a.jsonl": "a n", "/store/p/b.jsonl": "B ", "/store/p/e.jsonl": "e "}
+	if len(got) != len(want) {
+		t.Fatalf("Folder(/store/p) = %v, want %v", keys(got), want)
+	}
+	for p, w := range want {
+		r := got[p]
+		if r == nil || string(r.Facts["header"])+" "+string(r.Facts["name"]) != w {
+			t.Errorf("%s: %+v, want %q", p, r, w)
+		}
+		if g, _ := c.Get(p); g == nil || g.Version != r.Version {
+			t.Errorf("%s: Folder gives version %+v, Get %+v", p, r.Version, g)
+		}
+	}
+	if top := c.Folder("/store"); len(top) != 1 || top["/store/top.jsonl"] == nil {
+		t.Errorf("Folder(/store) = %v, want only /store/top.jsonl", keys(top))
+	}
+	if n := c.Stats().Folders.Load(); n != 2 {
+		t.Errorf("%d folder scans counted, want 2", n)
+	}
+	var none *Cache
+	if none.Folder("/store/p") != nil {
+		t.Error("a nil cache gives records")
+	}
+}
+
+func keys(m map[string]*Record) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
