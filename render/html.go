@@ -962,7 +962,14 @@ var htmlSpecial = func() (t [256]bool) {
 // pictures (␀, ␛, …) so they stay visible without making the page invalid,
 // and invalid UTF-8 as U+FFFD.
 func escapeHTML(dst, s []byte) []byte {
-	valid := utf8.Valid(s)
+	return escapeHTMLIn(dst, s, utf8.Valid(s))
+}
+
+// escapeValidHTML is escapeHTML of s known to be valid UTF-8.
+func escapeValidHTML(dst, s []byte) []byte { return escapeHTMLIn(dst, s, true) }
+
+// escapeHTMLIn is escapeHTML with s's validity as UTF-8 known.
+func escapeHTMLIn(dst, s []byte, valid bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs escaping.
