@@ -904,12 +904,10 @@ func appendUsage(dst, v []byte, pre decodedUsage) []byte {
 
 // escapeIndented appends raw JSON indented and escaped.
 func escapeIndented(dst, raw []byte) []byte {
-	n := len(dst)
-	dst = Indent(dst, raw)
-	m := len(dst)
-	dst = escapeHTML(dst, dst[n:m])
-	k := copy(dst[n:], dst[m:])
-	return dst[:n+k]
+	bp := getScratch()
+	defer putScratch(bp)
+	*bp = Indent((*bp)[:0], raw)
+	return escapeHTML(dst, *bp)
 }
 
 // appendText appends the text of a value (see appendStr) as a
@@ -936,13 +934,12 @@ func appendTextInline(dst, v []byte) []byte {
 		if bytes.IndexByte(body, '\\') < 0 {
 			return escapeHTML(dst, body)
 		}
-		// Unescape past the end of dst, escape after that, move it back.
-		n := len(dst)
-		dst = jsjson.AppendUnquoted(dst, v)
-		m := len(dst)
-		dst = escapeHTML(dst, dst[n:m])
-		k := copy(dst[n:], dst[m:])
-		return dst[:n+k]
+		// Unescaped into scratch, escaped into dst: a long text is not
+		// held twice at the end of the page.
+		bp := getScratch()
+		defer putScratch(bp)
+		*bp = jsjson.AppendUnquoted((*bp)[:0], v)
+		return escapeHTML(dst, *bp)
 	}
 	return escapeHTML(dst, v)
 }
