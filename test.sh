@@ -2,7 +2,7 @@
 # test.sh [go test flags] — install what the tests need, then run them all.
 #
 # Installs (as root, with apt) the tools the tests drive: fuse3, jq, node,
-# npm, chromium and tidy (render's HTML tests), trash-cli (the reference
+# npm, chromium, tidy and w3m (render's HTML tests), trash-cli (the reference
 # for the trash: trash-put, trash-list, trash-restore); the pinned pi package is
 # installed by the tests themselves into ~/.cache/pifs. Then runs every test, race detector on.
 set -euo pipefail
@@ -15,6 +15,7 @@ command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v chromium >/dev/null || need+=(chromium)
 command -v tidy >/dev/null || need+=(tidy)
+command -v w3m >/dev/null || need+=(w3m)
 command -v trash-list >/dev/null || need+=(trash-cli)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

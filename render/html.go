@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
-	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/render/parts"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/sessions/schema"
@@ -65,51 +64,68 @@ func transcriptHTML(p Page, path []*sessions.Entry, parts int) []byte {
 // pageHTML renders the page of path, cut into parts: a path's page, or
 // with t the session's page (see SessionHTML).
 func pageHTML(p Page, path []*sessions.Entry, t *tree.Tree, parts int) []byte {
+	page, _ := renderPage(p, path, t, parts)
+	return page
+}
+
+// renderPage is pageHTML, and the bytes it copied into a new buffer
+// after rendering them (see fillRuns): 0 when the page's estimates held.
+func renderPage(p Page, path []*sessions.Entry, t *tree.Tree, parts int) ([]byte, int) {
 	b := pathParts(path, parts)
-	if len(b) <= 2 {
-		dst := HTMLHead(make([]byte, 0, htmlCap(path)), p)
-		var sum partSummary
-		for _, e := range path {
-			dst = appendSummed(dst, e, &sum)
-		}
-		return pageFoot(dst, path, t, sumParts([]partSummary{sum}))
+	est := make([]int, len(b)-1)
+	total := headCap(p)
+	for k := range est {
+		est[k] = htmlCap(path[b[k]:b[k+1]])
+		total += est[k]
 	}
-	bufs := make([][]byte, len(b)+1)
-	sums := make([]partSummary, len(b)-1)
-	par.Each(len(sums), func(k int) {
-		run := path[b[k]:b[k+1]]
-		dst := make([]byte, 0, htmlCap(run))
-		sums[k].keep = true
-		for _, e := range run {
+	var all *tree.Selector
+	more := footCap
+	if t != nil {
+		all = t.Selector(t.FileLeafID(), tree.FilterAll)
+		more += restCap(t, len(path), all)
+	}
+	dst := HTMLHead(make([]byte, 0, total+more), p)
+	start := dst
+	sums := make([]partSummary, len(est))
+	dst, copied := fillRuns(dst, est, more, func(k int, dst []byte) []byte {
+		sums[k].keep = len(sums) > 1
+		for _, e := range path[b[k]:b[k+1]] {
 			dst = appendSummed(dst, e, &sums[k])
 		}
-		bufs[k+1] = dst
+		return dst
 	})
-	bufs[0] = HTMLHead(nil, p)
-	bufs[len(bufs)-1] = pageFoot(nil, path, t, sumParts(sums))
-	return concat(bufs...)
-}
-
-// pageFoot appends what follows the path's pieces: a path page's foot,
-// or with t the rest of the session's page and then the foot.
-func pageFoot(dst []byte, path []*sessions.Entry, t *tree.Tree, s pathSummary) []byte {
+	s := sumParts(sums)
 	if t == nil {
-		return htmlFoot(dst, path, s)
+		dst = htmlFoot(dst, path, s)
+	} else {
+		k := sink{b: dst}
+		appendRest(&k, t, path, all)
+		dst = footTotals(k.b, path, s)
+		copied += k.copied
 	}
-	k := sink{b: dst}
-	appendRest(&k, t, path)
-	return footTotals(k.b, path, s)
+	if copied == 0 && &dst[0] != &start[:1][0] {
+		copied = len(dst) // an append outgrew the buffer
+	}
+	return fitted(dst, copied)
 }
 
-// htmlCap is about the size of the entries' pieces of a page: one
-// allocation avoids regrowing a 100 MB buffer several times.
-func htmlCap(path []*sessions.Entry) int {
-	n := 8 << 10
-	for _, e := range path {
-		n += len(e.Raw) + len(e.Raw)/8 + 256
+// htmlCap is about the size of the pieces of a run of entries: the
+// entry's bytes in the file (text unquoted from JSON, escaped for HTML)
+// and the markup around them.
+func htmlCap(run []*sessions.Entry) int {
+	n := 0
+	for _, e := range run {
+		n += len(e.Raw) + len(e.Raw)/16 + 192
 	}
 	return n
 }
+
+// headCap is about the size of the page's head; footCap of its foot.
+func headCap(p Page) int {
+	return 1024 + len(css) + len(codeCSS) + 12*(len(p.Name)+len(p.ID)+len(p.Cwd))
+}
+
+const footCap = 4 << 10
 
 // HTMLHead appends the start of the page, up to where the entries go.
 func HTMLHead(dst []byte, p Page) []byte {
@@ -888,12 +904,10 @@ func appendUsage(dst, v []byte, pre decodedUsage) []byte {
 
 // escapeIndented appends raw JSON indented and escaped.
 func escapeIndented(dst, raw []byte) []byte {
-	n := len(dst)
-	dst = Indent(dst, raw)
-	m := len(dst)
-	dst = escapeHTML(dst, dst[n:m])
-	k := copy(dst[n:], dst[m:])
-	return dst[:n+k]
+	bp := getScratch()
+	defer putScratch(bp)
+	*bp = Indent((*bp)[:0], raw)
+	return escapeHTML(dst, *bp)
 }
 
 // appendText appends the text of a value (see appendStr) as a
@@ -920,13 +934,12 @@ func appendTextInline(dst, v []byte) []byte {
 		if bytes.IndexByte(body, '\\') < 0 {
 			return escapeHTML(dst, body)
 		}
-		// Unescape past the end of dst, escape after that, move it back.
-		n := len(dst)
-		dst = jsjson.AppendUnquoted(dst, v)
-		m := len(dst)
-		dst = escapeHTML(dst, dst[n:m])
-		k := copy(dst[n:], dst[m:])
-		return dst[:n+k]
+		// Unescaped into scratch, escaped into dst: a long text is not
+		// held twice at the end of the page.
+		bp := getScratch()
+		defer putScratch(bp)
+		*bp = jsjson.AppendUnquoted((*bp)[:0], v)
+		return escapeHTML(dst, *bp)
 	}
 	return escapeHTML(dst, v)
 }
@@ -946,7 +959,14 @@ var htmlSpecial = func() (t [256]bool) {
 // pictures (␀, ␛, …) so they stay visible without making the page invalid,
 // and invalid UTF-8 as U+FFFD.
 func escapeHTML(dst, s []byte) []byte {
-	valid := utf8.Valid(s)
+	return escapeHTMLIn(dst, s, utf8.Valid(s))
+}
+
+// escapeValidHTML is escapeHTML of s known to be valid UTF-8.
+func escapeValidHTML(dst, s []byte) []byte { return escapeHTMLIn(dst, s, true) }
+
+// escapeHTMLIn is escapeHTML with s's validity as UTF-8 known.
+func escapeHTMLIn(dst, s []byte, valid bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs escaping.

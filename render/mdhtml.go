@@ -81,18 +81,19 @@ const maxHighlight = 64 << 10
 // appendMarkdown appends the text of v (see appendStr) rendered as
 // Markdown in a <div class="md">, nothing when it is empty or blank.
 func appendMarkdown(dst []byte, v []byte) []byte {
-	start := len(dst)
-	dst = appendStr(dst, v)
-	if len(bytes.TrimSpace(dst[start:])) == 0 {
-		return dst[:start]
+	// The text is unquoted into a scratch buffer, not dst: goldmark keeps
+	// slices of its source while it writes.
+	bp := getScratch()
+	defer putScratch(bp)
+	src := appendStr((*bp)[:0], v)
+	*bp = src
+	if len(bytes.TrimSpace(src)) == 0 {
+		return dst
 	}
-	// The source is copied out of dst: goldmark keeps slices of it while
-	// it writes.
-	src := bytes.Clone(dst[start:])
 	if !utf8.Valid(src) {
 		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
-	dst = append(dst[:start], "<div class=\"md\">"...)
+	dst = append(dst, "<div class=\"md\">"...)
 	if out, ok := appendPlainMarkdown(dst, src); ok {
 		return append(out, "</div>\n"...)
 	}
@@ -103,18 +104,24 @@ func appendMarkdown(dst []byte, v []byte) []byte {
 	return append(w.b, "</div>\n"...)
 }
 
-// plainByte marks the bytes a text may hold anywhere for
-// appendPlainMarkdown to render it: letters, digits, the space, non-ASCII,
-// and punctuation that starts no Markdown inline (no backtick, asterisk,
-// underscore, bracket, angle bracket, ampersand, backslash, tilde, pipe;
-// no ':' or '@', which a bare link needs).
-var plainByte = func() (t [256]bool) {
+// plainClass sorts bytes for appendPlainMarkdown: 0 for those a plain
+// text may hold anywhere (letters, digits, the space, non-ASCII, and
+// punctuation that starts no Markdown inline); 1 for 'w' and 'W' ("www"
+// in any case may start a bare link); 2 for every other byte: a backtick,
+// asterisk, underscore, bracket, angle bracket, ampersand, backslash,
+// tilde, pipe, ':' or '@' (a bare link needs one), a control, a line feed
+// (lines are cut before their bytes are looked at).
+var plainClass = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = 2
+	}
 	for c := 0x80; c < 0x100; c++ {
-		t[c] = true
+		t[c] = 0
 	}
-	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n,.;?!'\"()/%$-+=#") {
-		t[c] = true
+	for _, c := range []byte("abcdefghijklmnopqrstuvxyzABCDEFGHIJKLMNOPQRSTUVXYZ0123456789 ,.;?!'\"()/%$-+=#") {
+		t[c] = 0
 	}
+	t['w'], t['W'] = 1, 1
 	return t
 }()
 
@@ -130,49 +137,74 @@ var plainLineStart = func() (t [256]bool) {
 	return t
 }()
 
-// appendPlainMarkdown renders a text that is plain paragraphs, without a
-// parse, as goldmark renders it: paragraphs split at blank lines, each
-// line's trailing spaces dropped (a line with more than one before a
-// line break is left to goldmark), lines joined with <br>. It reports
-// false, appending nothing, for any other text (FuzzPlainMarkdown checks
-// that goldmark agrees on every text it takes). Prose without Markdown
-// (the bulk of many sessions) is then rendered at the cost of escaping it.
-func appendPlainMarkdown(dst, src []byte) ([]byte, bool) {
-	if pickMarkdown(src) != plainMarkdown || bytes.Contains(src, []byte("www")) {
-		return dst, false
+// plainLine tells whether a line (without its line feed) holds only
+// bytes of class 0 and no "www" in any case.
+func plainLine(l []byte) bool {
+	i := 0
+	for i+8 <= len(l) {
+		if plainClass[l[i]]|plainClass[l[i+1]]|plainClass[l[i+2]]|plainClass[l[i+3]]|
+			plainClass[l[i+4]]|plainClass[l[i+5]]|plainClass[l[i+6]]|plainClass[l[i+7]] == 0 {
+			i += 8
+			continue
+		}
+		break
 	}
-	lineStart, spaces, blank := true, 0, true
-	for i, c := range src {
-		if !plainByte[c] {
-			return dst, false
-		}
-		// goldmark keeps some of four or more spaces before a line
-		// break: such a line is left to it.
-		switch c {
-		case ' ':
-			spaces++
-		case '\n':
-			if spaces >= 2 && !blank {
-				return dst, false
+	for ; i < len(l); i++ {
+		switch plainClass[l[i]] {
+		case 2:
+			return false
+		case 1:
+			if i+2 < len(l) && plainClass[l[i+1]] == 1 && plainClass[l[i+2]] == 1 {
+				return false
 			}
-			spaces, blank = 0, true
-		default:
-			spaces, blank = 0, false
 		}
-		if lineStart && c != '\n' && c != ' ' && !plainLineStart[c] {
-			return dst, false
+	}
+	return true
+}
+
+// plainText tells whether src is plain paragraphs for
+// appendPlainMarkdown: lines of plain bytes (see plainLine), each blank
+// or starting with a byte that starts no block, and none but the last
+// with two or more spaces before its line break (goldmark keeps some of
+// four or more: such a text is left to it).
+func plainText(src []byte) bool {
+	for len(src) > 0 {
+		line, more := src, false
+		if k := bytes.IndexByte(src, '\n'); k >= 0 {
+			line, src, more = src[:k], src[k+1:], true
+		} else {
+			src = nil
 		}
-		if lineStart && c == ' ' {
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == ' ' {
 			// An indented line: plain only when it is blank.
-			j := i
-			for j < len(src) && src[j] == ' ' {
-				j++
+			if len(bytes.TrimLeft(line, " ")) > 0 {
+				return false
 			}
-			if j < len(src) && src[j] != '\n' {
-				return dst, false
-			}
+			continue
 		}
-		lineStart = c == '\n'
+		if !plainLineStart[line[0]] || !plainLine(line) {
+			return false
+		}
+		if more && len(line) >= 2 && line[len(line)-1] == ' ' && line[len(line)-2] == ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendPlainMarkdown renders a text that is plain paragraphs (see
+// plainText), without a parse, as goldmark renders it: paragraphs split
+// at blank lines, each line's trailing spaces dropped, lines joined with
+// <br>. It reports false, appending nothing, for any other text
+// (FuzzPlainMarkdown checks that goldmark agrees on every text it takes).
+// Prose without Markdown (the bulk of many sessions) is then rendered at
+// the cost of escaping it. src must be valid UTF-8.
+func appendPlainMarkdown(dst, src []byte) ([]byte, bool) {
+	if !plainText(src) {
+		return dst, false
 	}
 	start := len(dst)
 	inPara := false
@@ -197,7 +229,7 @@ func appendPlainMarkdown(dst, src []byte) ([]byte, bool) {
 			dst = append(dst, "<p>"...)
 			inPara = true
 		}
-		dst = escapeHTML(dst, line)
+		dst = escapeValidHTML(dst, line)
 	}
 	if inPara {
 		dst = append(dst, "</p>\n"...)

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pifs/pifs/internal/gen"
+	"github.com/pifs/pifs/internal/jsjson"
 )
 
 // FuzzPickMarkdown: the converter without bare links renders every text
@@ -77,4 +80,54 @@ func TestMarkdownSafe(t *testing.T) {
 			t.Errorf("%q: %q, want it to hold %q", in, got, want)
 		}
 	}
+}
+
+// TestPlainMarkdownCorpus: every string of every entry of the golden
+// sessions (the stores, fixtures, fuzz corpora, edge cases and a
+// generated session) and of a larger generated one that
+// appendPlainMarkdown takes, goldmark renders to the same bytes.
+func TestPlainMarkdownCorpus(t *testing.T) {
+	trees := goldenSessions(t)
+	var buf bytes.Buffer
+	if err := gen.Session(&buf, 3000, 7); err != nil {
+		t.Fatal(err)
+	}
+	trees["gen/3000"] = parseTree(t, buf.String())
+	taken, left := 0, 0
+	var walk func(v []byte)
+	walk = func(v []byte) {
+		switch jsjson.KindOf(v) {
+		case jsjson.Object:
+			jsjson.Members(v, func(_, val []byte) bool { walk(val); return true })
+		case jsjson.Array:
+			jsjson.Elements(v, func(val []byte) bool { walk(val); return true })
+		case jsjson.String:
+			s, err := jsjson.Unquote(v)
+			if err != nil || !utf8.ValidString(s) {
+				return
+			}
+			got, ok := appendPlainMarkdown(nil, []byte(s))
+			if !ok {
+				left++
+				return
+			}
+			taken++
+			var want bytes.Buffer
+			if err := markdown.Convert([]byte(s), &want); err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != want.String() {
+				t.Fatalf("%q: plain %q, goldmark %q", s, got, want.String())
+			}
+		}
+	}
+	for _, tr := range trees {
+		for _, e := range tr.Entries() {
+			walk(e.Raw)
+		}
+	}
+	if taken < 1000 || left < 1000 {
+		t.Fatalf("%d strings taken without a parse, %d left to goldmark: too few to tell", taken, left)
+	}
+	t.Logf("%d strings taken without a parse, %d left to goldmark", taken, left)
 }

@@ -55,6 +55,12 @@ func checkTreeParts(t *testing.T, name string, tr *tree.Tree) {
 	for _, n := range tr.Tips() {
 		checkParts(t, name+" at "+n.ID, p, tr.ContextAt(n.ID), tr.PathTo(n.ID))
 	}
+	page := pageHTML(p, tr.LeafPath(), tr, 1)
+	for _, k := range partCounts {
+		if got := pageHTML(p, tr.LeafPath(), tr, k); !bytes.Equal(got, page) {
+			t.Fatalf("%s: the session's transcript.html in %d parts differs (%d bytes, want %d)", name, k, len(got), len(page))
+		}
+	}
 	want := tr.Usage()
 	for _, k := range append([]int{1}, partCounts...) {
 		if got := usageTotalsIn(tr.Entries(), k); got != want {

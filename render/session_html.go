@@ -34,9 +34,10 @@ func SessionHTMLSize(t *tree.Tree) int64 {
 // sink takes a page's pieces: appended to b, or, counting, added up in n
 // with b reused for the next piece.
 type sink struct {
-	b     []byte
-	count bool
-	n     int64
+	b      []byte
+	count  bool
+	n      int64
+	copied int // bytes copied into a new buffer (see fillRuns)
 }
 
 // done ends a piece.
@@ -50,7 +51,7 @@ func (s *sink) done() {
 // appendRest appends what follows the path's pieces in a session's page:
 // the end of <main>, the other branches and the tree. It depends on the
 // whole tree.
-func appendRest(s *sink, t *tree.Tree, path []*sessions.Entry) {
+func appendRest(s *sink, t *tree.Tree, path []*sessions.Entry, all *tree.Selector) {
 	s.b = append(s.b, "</main>\n"...)
 	s.done()
 	onPath := make(map[*sessions.Entry]bool, len(path))
@@ -90,14 +91,32 @@ func appendRest(s *sink, t *tree.Tree, path []*sessions.Entry) {
 	if open {
 		s.b = append(s.b, "</section>\n</section>\n"...)
 	}
-	appendTreeNav(s, t)
+	appendTreeNav(s, t, all)
 }
+
+// restCap is about the size of what appendRest appends: the entries off
+// a path of n entries and the tree's rows.
+func restCap(t *tree.Tree, n int, all *tree.Selector) int {
+	c := 1024
+	if off := len(t.Entries()) - n; off > 0 {
+		// The entries off the path, at the average size of the file's.
+		c += htmlCap(t.Entries()) / len(t.Entries()) * off
+	}
+	for i := range all.Rows {
+		c += navRowCap(&all.Rows[i])
+	}
+	return c
+}
+
+// navRowCap is about the size of a row of the tree: its indentation (at
+// most five bytes a level), its text (cut after maxNavRow bytes) and
+// markup.
+func navRowCap(r *tree.Row) int { return r.Indent*5 + maxNavRow + 80 }
 
 // appendTreeNav appends pi's /tree of the session as a folded list of
 // links, with its five filters as radio buttons. The rows are rendered on
 // every core, as tree.txt's are.
-func appendTreeNav(s *sink, t *tree.Tree) {
-	all := t.Selector(t.FileLeafID(), tree.FilterAll)
+func appendTreeNav(s *sink, t *tree.Tree, all *tree.Selector) {
 	s.b = append(s.b, "<nav class=\"tree\" aria-label=\"Session tree\">\n<details><summary>tree: every entry and branch ("...)
 	s.b = appendCount(s.b, float64(len(all.Rows)))
 	s.b = append(s.b, " rows as pi's /tree lists them)</summary>\n"...)
@@ -117,36 +136,36 @@ func appendTreeNav(s *sink, t *tree.Tree) {
 	s.b = append(s.b, "<ol class=\"rows\">\n"...)
 	s.done()
 	b := rowParts(len(all.Rows))
-	parts := make([][]byte, len(b)-1)
-	sizes := make([]int64, len(b)-1)
-	par.Each(len(parts), func(k int) {
-		var buf []byte
-		if s.count {
+	if s.count {
+		sizes := make([]int64, len(b)-1)
+		par.Each(len(sizes), func(k int) {
 			bp := getScratch()
-			defer func() { *bp = buf[:0]; putScratch(bp) }()
-			buf = *bp
-		} else {
-			est := 0
+			defer putScratch(bp)
+			buf := *bp
 			for i := b[k]; i < b[k+1]; i++ {
-				est += all.Rows[i].Indent*5 + rowBytes + 96
+				buf = appendNavRow(buf[:0], t, all, &all.Rows[i])
+				sizes[k] += int64(len(buf))
 			}
-			buf = make([]byte, 0, est)
+			*bp = buf
+		})
+		for _, n := range sizes {
+			s.n += n
 		}
-		for i := b[k]; i < b[k+1]; i++ {
-			start := len(buf)
-			buf = appendNavRow(buf, t, all, &all.Rows[i])
-			if s.count {
-				sizes[k] += int64(len(buf) - start)
-				buf = buf[:0]
+	} else {
+		est := make([]int, len(b)-1)
+		for k := range est {
+			for i := b[k]; i < b[k+1]; i++ {
+				est[k] += navRowCap(&all.Rows[i])
 			}
 		}
-		if !s.count {
-			parts[k] = buf
-		}
-	})
-	for k := range parts {
-		s.b = append(s.b, parts[k]...)
-		s.n += sizes[k]
+		var copied int
+		s.b, copied = fillRuns(s.b, est, footCap, func(k int, buf []byte) []byte {
+			for i := b[k]; i < b[k+1]; i++ {
+				buf = appendNavRow(buf, t, all, &all.Rows[i])
+			}
+			return buf
+		})
+		s.copied += copied
 	}
 	s.b = append(s.b, "</ol>\n</details>\n</nav>\n"...)
 	s.done()

@@ -88,7 +88,7 @@ func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, parts int) int64
 		n += int64(len(*bp))
 	} else {
 		k := sink{b: (*bp)[:0], count: true}
-		appendRest(&k, t, path)
+		appendRest(&k, t, path, t.Selector(t.FileLeafID(), tree.FilterAll))
 		k.b = footTotals(k.b, path, sumParts(sums))
 		k.done()
 		*bp = k.b

@@ -128,9 +128,9 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 	switch e.Type {
 	case schema.TypeMessage:
 		m := e.Msg
-		switch jsjson.KindOf(jsjson.Get(m, "role")) {
-		case jsjson.String:
-		default:
+		// The parser keeps a role that is a string (a message's members
+		// are not read again for it unless it is empty).
+		if e.Role == "" && jsjson.KindOf(jsjson.Get(m, "role")) != jsjson.String {
 			return append(appendJSString(append(dst, '['), jsjson.Get(m, "role")), ']')
 		}
 		switch e.Role {
