@@ -69,7 +69,7 @@ func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
 		}
 	})
 	sizes := make([]int64, len(sels))
-	par.Each(len(sels), func(f int) {
+	count := func(f int) {
 		bp := getScratch()
 		defer putScratch(bp)
 		var n int64
@@ -79,7 +79,14 @@ func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
 			n += int64(len(*bp)) + body[r.Node.Seq]
 		}
 		sizes[f] = n
-	})
+	}
+	if len(all.Rows) < parRows {
+		for f := range sels {
+			count(f)
+		}
+	} else {
+		par.Each(len(sels), count)
+	}
 	return sizes
 }
 
@@ -151,10 +158,12 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 	switch e.Type {
 	case schema.TypeMessage:
 		m := e.Msg
-		switch jsjson.KindOf(jsjson.Get(m, "role")) {
-		case jsjson.String:
-		default:
-			return append(appendJSString(append(dst, '['), jsjson.Get(m, "role")), ']')
+		// The parse gives the role when it is a string other than "";
+		// anything else is shown as JavaScript's String() shows it.
+		if e.Role == "" {
+			if role := jsjson.Get(m, "role"); jsjson.KindOf(role) != jsjson.String {
+				return append(appendJSString(append(dst, '['), role), ']')
+			}
 		}
 		switch e.Role {
 		case schema.RoleUser:

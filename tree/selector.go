@@ -170,12 +170,22 @@ func (s *Selector) ToolCall(id []byte) []byte {
 		c.byID = map[string][]byte{}
 		for _, n := range c.assistants {
 			jsjson.Elements(n.MsgContent, func(b []byte) bool {
-				if jsjson.KindOf(b) == jsjson.Object {
-					if isString(jsjson.Get(b, "type"), "toolCall") {
-						if key := jsjson.Get(b, "id"); key != nil {
-							c.byID[string(callKey(key))] = b
-						}
+				if jsjson.KindOf(b) != jsjson.Object {
+					return true
+				}
+				// One pass over the block for its type and id, the last
+				// of each as JSON.parse keeps it.
+				var typ, key []byte
+				jsjson.Members(b, func(k, v []byte) bool {
+					if jsjson.KeyIs(k, "type") {
+						typ = v
+					} else if jsjson.KeyIs(k, "id") {
+						key = v
 					}
+					return true
+				})
+				if key != nil && isString(typ, "toolCall") {
+					c.byID[string(callKey(key))] = b
 				}
 				return true
 			})
