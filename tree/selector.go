@@ -173,18 +173,7 @@ func (s *Selector) ToolCall(id []byte) []byte {
 				if jsjson.KindOf(b) != jsjson.Object {
 					return true
 				}
-				// One pass over the block for its type and id, the last
-				// of each as JSON.parse keeps it.
-				var typ, key []byte
-				jsjson.Members(b, func(k, v []byte) bool {
-					if jsjson.KeyIs(k, "type") {
-						typ = v
-					} else if jsjson.KeyIs(k, "id") {
-						key = v
-					}
-					return true
-				})
-				if key != nil && isString(typ, "toolCall") {
+				if typ, key := typeAnd(b, "id"); key != nil && isString(typ, "toolCall") {
 					c.byID[string(callKey(key))] = b
 				}
 				return true
@@ -533,14 +522,20 @@ func isString(v []byte, s string) bool {
 // when it has none); ok is false for any other block. It reads the block
 // once, as texts are long.
 func BlockText(block []byte) (text []byte, ok bool) {
-	var typ []byte
-	jsjson.Members(block, func(k, v []byte) bool {
+	typ, text := typeAnd(block, "text")
+	return text, isString(typ, "text")
+}
+
+// typeAnd is a content block's type and its member key (raw JSON, nil when
+// missing), the last of each as JSON.parse keeps it, read in one pass.
+func typeAnd(block []byte, key string) (typ, v []byte) {
+	jsjson.Members(block, func(k, val []byte) bool {
 		if jsjson.KeyIs(k, "type") {
-			typ = v
-		} else if jsjson.KeyIs(k, "text") {
-			text = v
+			typ = val
+		} else if jsjson.KeyIs(k, key) {
+			v = val
 		}
 		return true
 	})
-	return text, isString(typ, "text")
+	return typ, v
 }
