@@ -194,16 +194,8 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	for _, f := range files {
 		p := filepath.Join(last, f.Name())
-		fi, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() != int64(len(data)) || fi.Size() == 0 {
-			t.Fatalf("%s: size %d, content %d bytes", p, fi.Size(), len(data))
+		if size, data := statRead(t, p); size != int64(len(data)) || size == 0 {
+			t.Fatalf("%s: size %d, content %d bytes", p, size, len(data))
 		}
 	}
 	// Those stats were lookups of names listed alone: the next listing
@@ -393,16 +385,8 @@ func TestLsCountsTreeViewsOnce(t *testing.T) {
 		for _, s := range sessions {
 			for _, v := range views {
 				p := filepath.Join(s, v)
-				fi, err := os.Stat(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fi.Size() != int64(len(data)) || (len(data) == 0 && v != "tree-labeled-only.txt") {
-					t.Errorf("%s: size %d, %d bytes", p, fi.Size(), len(data))
+				if size, data := statRead(t, p); size != int64(len(data)) || (size == 0 && v != "tree-labeled-only.txt") {
+					t.Errorf("%s: size %d, %d bytes", p, size, len(data))
 				}
 			}
 		}
@@ -410,4 +394,18 @@ func TestLsCountsTreeViewsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// statRead is the size stat gives p, and its bytes.
+func statRead(t *testing.T, p string) (int64, []byte) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size(), data
 }
