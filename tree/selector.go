@@ -260,7 +260,9 @@ type selectorWalk struct {
 }
 
 func (t *Tree) walk(leaf string) *selectorWalk {
-	w := &selectorWalk{t: t, onPath: t.activePath(leaf), calls: &toolCalls{}}
+	size := len(t.byID)
+	w := &selectorWalk{t: t, onPath: t.activePath(leaf), calls: &toolCalls{},
+		order: make([]*Node, 0, size), up: make([]int32, 0, size), shown: make([]bool, 0, size)}
 	type item struct {
 		n  *Node
 		up int32
@@ -302,6 +304,13 @@ func (w *selectorWalk) active(n *Node) bool { return n.Seq < len(w.onPath) && w.
 // selector is the walk's selector for filter mode f.
 func (w *selectorWalk) selector(f Filter) *Selector {
 	s := &Selector{t: w.t, calls: w.calls}
+	rows := 0
+	for i, n := range w.order {
+		if w.shown[i] && w.t.Keeps(n, f) {
+			rows++
+		}
+	}
+	s.Rows = make([]Row, 0, rows)
 	// row is, for each node in walk order, the row of the node or of its
 	// nearest listed ancestor (-1 for none).
 	row := make([]int32, len(w.order))
