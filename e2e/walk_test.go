@@ -194,16 +194,8 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	for _, f := range files {
 		p := filepath.Join(last, f.Name())
-		fi, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() != int64(len(data)) || fi.Size() == 0 {
-			t.Fatalf("%s: size %d, content %d bytes", p, fi.Size(), len(data))
+		if size, data := statRead(t, p); size != int64(len(data)) || size == 0 {
+			t.Fatalf("%s: size %d, content %d bytes", p, size, len(data))
 		}
 	}
 	// Those stats were lookups of names listed alone: the next listing
@@ -367,4 +359,61 @@ func TestBadCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLsCountsTreeViewsOnce: ls -l of every session folder counts the
+// sizes of a session's six /tree views (tree*.txt, prompts.txt) once,
+// together, and each size shown is the length of the view; a remount with
+// the persistent cache counts none.
+func TestLsCountsTreeViewsOnce(t *testing.T) {
+	const n = 8
+	store := genProject(t, "views", n, 120, 300)
+	time.Sleep(2100 * time.Millisecond) // out of the racy window: kept
+	cacheDir := t.TempDir()
+	views := []string{"tree.txt", "tree-no-tools.txt", "tree-user-only.txt", "tree-labeled-only.txt", "tree-all.txt", "prompts.txt"}
+	for round := range 2 {
+		m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheDir: cacheDir})
+		out := run(t, mnt, "sh", "-c", "ls -l ./--*/2*/")
+		for _, v := range views {
+			if got := strings.Count(out, " "+v+"\n"); got != n {
+				t.Fatalf("ls -l shows %s %d times, want %d:\n%s", v, got, n, out)
+			}
+		}
+		want := int64(n)
+		if round == 1 {
+			want = 0
+		}
+		if got := m.Stats().TreeCounts; got != want {
+			t.Errorf("round %d: ls -l of %d session folders counted the six views %d times, want %d", round, n, got, want)
+		}
+		sessions, err := filepath.Glob(filepath.Join(mnt, "--*", "2*"))
+		if err != nil || len(sessions) != n {
+			t.Fatalf("%d session folders (%v)", len(sessions), err)
+		}
+		for _, s := range sessions {
+			for _, v := range views {
+				p := filepath.Join(s, v)
+				if size, data := statRead(t, p); size != int64(len(data)) || (size == 0 && v != "tree-labeled-only.txt") {
+					t.Errorf("%s: size %d, %d bytes", p, size, len(data))
+				}
+			}
+		}
+		if err := m.Unmount(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// statRead is the size stat gives p, and its bytes.
+func statRead(t *testing.T, p string) (int64, []byte) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size(), data
 }

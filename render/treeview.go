@@ -44,24 +44,50 @@ func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
 	return concat(bufs...)
 }
 
-// TreeTextSize is len(TreeText(...)), counted a row at a time.
-func TreeTextSize(t *tree.Tree, leaf string, f tree.Filter, home string) int64 {
-	s := t.Selector(leaf, f)
-	b := rowParts(len(s.Rows))
-	sizes := make([]int64, len(b)-1)
-	par.Each(len(sizes), func(k int) {
+// TreeTextSizes are the sizes of the five views of t with leaf as the
+// active leaf, by filter mode (tree.Filters' order): len(TreeText(t, leaf,
+// f, home)) for each f, counted together without keeping a view. A row is its indentation, which the mode lays out,
+// then a text that is the same in every mode that lists the entry; the
+// selectors share one walk, and each entry's text is counted once, in
+// the mode that lists every entry any mode lists (FilterAll).
+func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
+	sels := t.Selectors(leaf)
+	all := sels[tree.FilterAll]
+	// body is each entry's row past its indentation, by its Seq.
+	var body []int64
+	if ents := t.Entries(); len(ents) > 0 {
+		body = make([]int64, ents[len(ents)-1].Seq+1)
+	}
+	b := rowParts(len(all.Rows))
+	par.Each(len(b)-1, func(k int) {
 		bp := getScratch()
 		defer putScratch(bp)
 		for i := b[k]; i < b[k+1]; i++ {
-			*bp = appendTreeRow((*bp)[:0], s, &s.Rows[i], home)
-			sizes[k] += int64(len(*bp))
+			r := &all.Rows[i]
+			*bp = appendRowBody((*bp)[:0], 0, all, r, home)
+			body[r.Node.Seq] = int64(len(*bp))
 		}
 	})
-	var n int64
-	for _, k := range sizes {
-		n += k
+	sizes := make([]int64, len(sels))
+	count := func(f int) {
+		bp := getScratch()
+		defer putScratch(bp)
+		var n int64
+		for i := range sels[f].Rows {
+			r := &sels[f].Rows[i]
+			*bp = r.AppendPrefix((*bp)[:0])
+			n += int64(len(*bp)) + body[r.Node.Seq]
+		}
+		sizes[f] = n
 	}
-	return n
+	if len(all.Rows) < parRows {
+		for f := range sels {
+			count(f)
+		}
+	} else {
+		par.Each(len(sels), count)
+	}
+	return sizes
 }
 
 // A view of fewer rows than parRows is done on the caller's goroutine.
@@ -83,8 +109,12 @@ func rowParts(n int) []int {
 
 // appendTreeRow appends one row and its line feed.
 func appendTreeRow(dst []byte, s *tree.Selector, r *tree.Row, home string) []byte {
-	start := len(dst)
-	dst = r.AppendPrefix(dst)
+	return appendRowBody(r.AppendPrefix(dst), len(dst), s, r, home)
+}
+
+// appendRowBody appends what follows a row's indentation, which row
+// start begins: the same in every filter mode's view for one active leaf.
+func appendRowBody(dst []byte, start int, s *tree.Selector, r *tree.Row, home string) []byte {
 	if r.Active {
 		dst = append(dst, "• "...)
 	}
@@ -128,10 +158,12 @@ func AppendEntryText(dst []byte, s *tree.Selector, n *tree.Node, home string) []
 	switch e.Type {
 	case schema.TypeMessage:
 		m := e.Msg
-		// The parser keeps a role that is a string (a message's members
-		// are not read again for it unless it is empty).
-		if e.Role == "" && jsjson.KindOf(jsjson.Get(m, "role")) != jsjson.String {
-			return append(appendJSString(append(dst, '['), jsjson.Get(m, "role")), ']')
+		// The parse gives the role when it is a string other than "";
+		// anything else is shown as JavaScript's String() shows it.
+		if e.Role == "" {
+			if role := jsjson.Get(m, "role"); jsjson.KindOf(role) != jsjson.String {
+				return append(appendJSString(append(dst, '['), role), ']')
+			}
 		}
 		switch e.Role {
 		case schema.RoleUser:

@@ -152,6 +152,20 @@ func compareView(t *testing.T, name string, tr *tree.Tree, pv oracle.TreeView, m
 	if pv.Error != nil {
 		t.Logf("%s: pi failed on a row: %s", what, *pv.Error)
 	}
+	// The view's size, counted with the other modes', against the rows
+	// pi draws.
+	whole := skip == ""
+	var size int
+	for k, pr := range pv.Rows {
+		if pr.Line == nil {
+			whole = false
+			break
+		}
+		size += len(flat(*pr.Line)) + 1 + len(s.Rows[k].Node.ID) + 1
+	}
+	if n := TreeTextSizes(tr, mapID(pv.Leaf), home)[f]; whole && n != int64(size) {
+		t.Errorf("%s: size %d, pi's rows %d bytes", what, n, size)
+	}
 	n := 0
 	k := 0
 	for _, pr := range pv.Rows {
@@ -218,8 +232,9 @@ func comparePrompts(t *testing.T, name string, tr *tree.Tree, v *oracle.TreeView
 	return len(v.Prompts)
 }
 
-// TestTreeTextSize: the size of each view is the length of its bytes, and
-// a view rendered in parts is the rows one after the other.
+// TestTreeTextSize: the size of each view, counted with the other four,
+// is the length of its bytes, and a view rendered in parts is the rows one
+// after the other.
 func TestTreeTextSize(t *testing.T) {
 	gen := t.TempDir()
 	for seed := int64(1); seed <= 5; seed++ {
@@ -240,9 +255,10 @@ func TestTreeTextSize(t *testing.T) {
 			}
 		}
 		for _, leaf := range leaves {
+			sizes := TreeTextSizes(tr, leaf, home)
 			for _, f := range tree.Filters {
 				b := TreeText(tr, leaf, f, home)
-				if n := TreeTextSize(tr, leaf, f, home); n != int64(len(b)) {
+				if n := sizes[f]; n != int64(len(b)) {
 					t.Fatalf("seed %d leaf %q %v: size %d, len %d", seed, leaf, f, n, len(b))
 				}
 				s := tr.Selector(leaf, f)
@@ -297,15 +313,19 @@ func BenchmarkTreeViews(b *testing.B) {
 			}
 			reportCPU(b, start)
 		})
-		b.Run(f.FileName()+"-size", func(b *testing.B) {
-			b.ReportAllocs()
-			start := cpuTime()
-			for i := 0; i < b.N; i++ {
-				b.SetBytes(TreeTextSize(t, t.FileLeafID(), f, home))
-			}
-			reportCPU(b, start)
-		})
 	}
+	b.Run("sizes", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime()
+		for i := 0; i < b.N; i++ {
+			var n int64
+			for _, k := range TreeTextSizes(t, t.FileLeafID(), home) {
+				n += k
+			}
+			b.SetBytes(n)
+		}
+		reportCPU(b, start)
+	})
 	b.Run("prompts.txt", func(b *testing.B) {
 		b.ReportAllocs()
 		start := cpuTime()

@@ -142,11 +142,19 @@ func (r *Row) AppendPrefix(dst []byte) []byte {
 type Selector struct {
 	Rows []Row
 	t    *Tree
-	// assistants are the assistant messages in the selector's walk order,
-	// where the tool calls that tool-result rows show are looked up.
+	// calls are the tool calls of the walk, shared by the selectors of
+	// one walk.
+	calls *toolCalls
+}
+
+// toolCalls are the tool calls that tool-result rows show, looked up
+// among the assistant messages in the selector's walk order. The walk
+// does not depend on the filter mode, so every mode's selector for one
+// active leaf shares them.
+type toolCalls struct {
 	assistants []*Node
-	callsOnce  sync.Once
-	calls      map[string][]byte
+	once       sync.Once
+	byID       map[string][]byte
 }
 
 // Tree is the tree the selector lists.
@@ -157,22 +165,22 @@ func (s *Selector) Tree() *Tree { return s.t }
 // messages of every branch, the last in its walk order; nil when none. It
 // may be called from several goroutines.
 func (s *Selector) ToolCall(id []byte) []byte {
-	s.callsOnce.Do(func() {
-		s.calls = map[string][]byte{}
-		for _, n := range s.assistants {
+	c := s.calls
+	c.once.Do(func() {
+		c.byID = map[string][]byte{}
+		for _, n := range c.assistants {
 			jsjson.Elements(n.MsgContent, func(b []byte) bool {
-				if jsjson.KindOf(b) == jsjson.Object {
-					if isString(jsjson.Get(b, "type"), "toolCall") {
-						if key := jsjson.Get(b, "id"); key != nil {
-							s.calls[string(callKey(key))] = b
-						}
-					}
+				if jsjson.KindOf(b) != jsjson.Object {
+					return true
+				}
+				if typ, key := typeAnd(b, "id"); key != nil && isString(typ, "toolCall") {
+					c.byID[string(callKey(key))] = b
 				}
 				return true
 			})
 		}
 	})
-	return s.calls[string(callKey(id))]
+	return c.byID[string(callKey(id))]
 }
 
 // callKey is the map key of a tool call id: the value as JSON.stringify
@@ -224,26 +232,54 @@ func (t *Tree) LabelValue(id string) ([]byte, bool) {
 //     more for the first entry after such a fork, and stays flat along a
 //     chain; several listed roots hang under an invisible common root.
 func (t *Tree) Selector(leaf string, f Filter) *Selector {
-	s := &Selector{t: t}
-	onPath := t.activePath(leaf)
-	active := func(n *Node) bool { return n.Seq < len(onPath) && onPath[n.Seq] }
+	return t.walk(leaf).selector(f)
+}
+
+// Selectors are the selectors of every filter mode for one active leaf,
+// by mode (Filters' order): the walk, which entries any mode may list and
+// the tool calls are worked out once for the five.
+func (t *Tree) Selectors(leaf string) []*Selector {
+	w := t.walk(leaf)
+	out := make([]*Selector, len(Filters))
+	for _, f := range Filters {
+		out[f] = w.selector(f)
+	}
+	return out
+}
+
+// selectorWalk is the selector's walk of the tree for one active leaf,
+// which no filter mode changes: every node in walk order, where its
+// parent is in that order, and whether any mode may list it.
+type selectorWalk struct {
+	t      *Tree
+	onPath []bool
+	order  []*Node
+	up     []int32 // the place in order of each node's parent, -1 for a root
+	shown  []bool  // any mode may list the node (see listed)
+	calls  *toolCalls
+}
+
+func (t *Tree) walk(leaf string) *selectorWalk {
+	size := len(t.byID)
+	w := &selectorWalk{t: t, onPath: t.activePath(leaf), calls: &toolCalls{},
+		order: make([]*Node, 0, size), up: make([]int32, 0, size), shown: make([]bool, 0, size)}
 	type item struct {
-		n   *Node
-		row int32 // the row of the nearest listed ancestor
+		n  *Node
+		up int32
 	}
 	stack := make([]item, 0, 64)
-	pushAll := func(list []*Node, row int32) {
+	pushAll := func(list []*Node, up int32) {
 		// Reversed, so that they pop in order; the active one pops first.
 		var first *Node
 		for i := len(list) - 1; i >= 0; i-- {
-			if n := list[i]; first == nil && active(n) {
+			if n := list[i]; first == nil && w.active(n) {
 				first = n
 			} else {
-				stack = append(stack, item{n, row})
+				stack = append(stack, item{n, up})
 			}
 		}
 		if first != nil {
-			stack = append(stack, item{first, row})
+			stack = append(stack, item{first, up})
 		}
 	}
 	pushAll(t.roots, -1)
@@ -252,14 +288,42 @@ func (t *Tree) Selector(leaf string, f Filter) *Selector {
 		stack = stack[:len(stack)-1]
 		n := it.n
 		if n.Type == schema.TypeMessage && n.Role == schema.RoleAssistant {
-			s.assistants = append(s.assistants, n)
+			w.calls.assistants = append(w.calls.assistants, n)
 		}
-		row := it.row
-		if t.listed(n, leaf, f) {
-			s.Rows = append(s.Rows, Row{Node: n, Active: active(n), parent: row})
-			row = int32(len(s.Rows) - 1)
+		w.order = append(w.order, n)
+		w.up = append(w.up, it.up)
+		w.shown = append(w.shown, t.listed(n, leaf))
+		pushAll(n.Children, int32(len(w.order)-1))
+	}
+	return w
+}
+
+// active tells whether n is on the path to the active leaf.
+func (w *selectorWalk) active(n *Node) bool { return n.Seq < len(w.onPath) && w.onPath[n.Seq] }
+
+// selector is the walk's selector for filter mode f.
+func (w *selectorWalk) selector(f Filter) *Selector {
+	s := &Selector{t: w.t, calls: w.calls}
+	rows := 0
+	for i, n := range w.order {
+		if w.shown[i] && w.t.Keeps(n, f) {
+			rows++
 		}
-		pushAll(n.Children, row)
+	}
+	s.Rows = make([]Row, 0, rows)
+	// row is, for each node in walk order, the row of the node or of its
+	// nearest listed ancestor (-1 for none).
+	row := make([]int32, len(w.order))
+	for i, n := range w.order {
+		r := int32(-1)
+		if up := w.up[i]; up >= 0 {
+			r = row[up]
+		}
+		if w.shown[i] && w.t.Keeps(n, f) {
+			s.Rows = append(s.Rows, Row{Node: n, Active: w.active(n), parent: r})
+			r = int32(len(s.Rows) - 1)
+		}
+		row[i] = r
 	}
 	s.layout()
 	return s
@@ -287,8 +351,9 @@ func (t *Tree) activePath(leaf string) []bool {
 	return on
 }
 
-// listed reports whether mode f lists n, leaf being the active leaf.
-func (t *Tree) listed(n *Node, leaf string, f Filter) bool {
+// listed reports whether any mode may list n, leaf being the active leaf;
+// a mode lists it when it also keeps it (see Keeps).
+func (t *Tree) listed(n *Node, leaf string) bool {
 	if n.Type == "usage" {
 		return false
 	}
@@ -297,7 +362,7 @@ func (t *Tree) listed(n *Node, leaf string, f Filter) bool {
 			return false
 		}
 	}
-	return t.Keeps(n, f)
+	return true
 }
 
 // Keeps reports whether mode f keeps n among the entries that every mode
@@ -466,14 +531,20 @@ func isString(v []byte, s string) bool {
 // when it has none); ok is false for any other block. It reads the block
 // once, as texts are long.
 func BlockText(block []byte) (text []byte, ok bool) {
-	var typ []byte
-	jsjson.Members(block, func(k, v []byte) bool {
+	typ, text := typeAnd(block, "text")
+	return text, isString(typ, "text")
+}
+
+// typeAnd is a content block's type and its member key (raw JSON, nil when
+// missing), the last of each as JSON.parse keeps it, read in one pass.
+func typeAnd(block []byte, key string) (typ, v []byte) {
+	jsjson.Members(block, func(k, val []byte) bool {
 		if jsjson.KeyIs(k, "type") {
-			typ = v
-		} else if jsjson.KeyIs(k, "text") {
-			text = v
+			typ = val
+		} else if jsjson.KeyIs(k, key) {
+			v = val
 		}
 		return true
 	})
-	return text, isString(typ, "text")
+	return typ, v
 }

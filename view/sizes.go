@@ -55,14 +55,24 @@ func recordedSize(f *sessions.File, view string) (int64, bool) {
 
 // recordSize records the size of view of version f.
 func recordSize(f *sessions.File, view string, n int64) {
+	recordSizes(f, map[string]int64{view: n})
+}
+
+// recordSizes records the sizes of views of version f, by view.
+func recordSizes(f *sessions.File, sizes map[string]int64) {
 	s := sizesOf(f, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old, ok := s.n[view]; ok && old == n {
-		return
+	changed := false
+	for view, n := range sizes {
+		if old, ok := s.n[view]; !ok || old != n {
+			s.n[view] = n
+			changed = true
+		}
 	}
-	s.n[view] = n
-	f.SetFact(factSizes, encodeSizes(s.n))
+	if changed {
+		f.SetFact(factSizes, encodeSizes(s.n))
+	}
 }
 
 // keepSizes gives version f the sizes recorded for an earlier version,

@@ -31,6 +31,8 @@ type store struct {
 	// nodes counts the nodes the kernel holds (see nodeAdded).
 	nodes atomic.Int64
 	uses  atomic.Int64 // calls that took a parsed session (see Stats)
+	// treeCounts counts the sizes of the /tree views counted (see Stats).
+	treeCounts atomic.Int64
 
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)

@@ -13,7 +13,10 @@ import (
 // getLeafId: after a leaf move by pifs, its record), and prompts.txt the
 // user messages pi's /fork offers. Like context.json they are costly: a
 // listing gives them by name alone until their size is counted, and stat
-// counts a size without keeping the rendering.
+// counts a size without keeping the rendering. ls -l stats the six one
+// after the other: the first stat counts all six together (one walk of
+// the tree, each entry's row text once) and records them with the file's
+// version, so the other five are known.
 
 // promptsName is prompts.txt.
 const promptsName = "prompts.txt"
@@ -35,7 +38,7 @@ func (f *treeViewFile) make(ss *session) []byte {
 }
 
 func (f *treeViewFile) count(ss *session) int64 {
-	return render.TreeTextSize(ss.tree, ss.tree.FileLeafID(), f.filter, f.s.v.opts.Home)
+	return countTreeViews(f.s.v, ss)[f.key()]
 }
 
 func (f *treeViewFile) content() ([]byte, time.Time, error) { return f.s.render(f.key(), f.make) }
@@ -51,18 +54,31 @@ func newPromptsFile(s sessionRef) *promptsFile { return &promptsFile{inSession{s
 
 func renderPrompts(ss *session) []byte { return render.Prompts(ss.tree) }
 
-func countPrompts(ss *session) int64 { return render.PromptsSize(ss.tree) }
+// countTreeViews counts the sizes of the six views of ss's version and
+// records them with its file. ss.mu is held.
+func countTreeViews(v *View, ss *session) map[string]int64 {
+	v.st.treeCounts.Add(1)
+	sizes := make(map[string]int64, len(tree.Filters)+1)
+	for f, n := range render.TreeTextSizes(ss.tree, ss.tree.FileLeafID(), v.opts.Home) {
+		sizes[tree.Filter(f).FileName()] = n
+	}
+	sizes[promptsName] = render.PromptsSize(ss.tree)
+	recordSizes(ss.file, sizes)
+	return sizes
+}
 
 func (f *promptsFile) content() ([]byte, time.Time, error) {
 	return f.s.render(promptsName, renderPrompts)
 }
 
+func (f *promptsFile) count(ss *session) int64 { return countTreeViews(f.s.v, ss)[promptsName] }
+
 func (f *promptsFile) size() (int64, time.Time, error) {
-	return f.s.renderSize(promptsName, countPrompts)
+	return f.s.renderSize(promptsName, f.count)
 }
 
 func (f *promptsFile) knownSize() (int64, time.Time, bool) {
-	return f.s.knownSize(promptsName, countPrompts)
+	return f.s.knownSize(promptsName, f.count)
 }
 
 var (

@@ -120,6 +120,9 @@ type Stats struct {
 	// Sights is how many times what a caller sees of the store was
 	// worked out (once per identity and version of the index).
 	Sights int64
+	// TreeCounts is how many times the sizes of a session's six /tree
+	// views (tree*.txt, prompts.txt) were counted, all six at once.
+	TreeCounts int64
 }
 
 // Stats returns the view's counts.
@@ -138,5 +141,6 @@ func (v *View) Stats() Stats {
 		AheadUnread: v.st.counts.unread.Load(),
 		AheadGaveUp: v.ahead.gaveUp.Load(),
 		Sights:      v.sighted.Load(),
+		TreeCounts:  v.st.treeCounts.Load(),
 	}
 }

@@ -1,8 +1,9 @@
 // Command sizes times what stat of a session folder's computed views costs
 // over the first N sessions of a store (in path order): parse, then the
-// sizes of context.json, transcript.md, transcript.html and info.json,
-// either by rendering each view and taking its length (-mode render, what
-// pifs did) or by counting it (-mode count). -mode cat renders the views as
+// sizes of context.json, transcript.md, transcript.html, info.json and the
+// six /tree views (tree*.txt and prompts.txt, together), either by
+// rendering each view and taking its length (-mode render, what pifs did)
+// or by counting it (-mode count). -mode cat renders the views as
 // cat does now (context.json by render.ContextJSON); -mode check compares
 // sizes and renderings for every session. It only reads the store. Run each mode in its own
 // process, so that one's garbage does not cost the other:
@@ -29,6 +30,9 @@ import (
 	"github.com/pifs/pifs/tree"
 )
 
+// home is the home directory the /tree views write as "~".
+const home = "/home/user"
+
 // step is one measured part of the work, summed over the sessions.
 type step struct {
 	name  string
@@ -54,7 +58,7 @@ func main() {
 		return nil
 	})
 
-	steps := []*step{{name: "parse"}, {name: "context.json"}, {name: "transcript.md"}, {name: "transcript.html"}, {name: "info.json"}}
+	steps := []*step{{name: "parse"}, {name: "context.json"}, {name: "transcript.md"}, {name: "transcript.html"}, {name: "info.json"}, {name: "tree views (6)"}}
 	var ms runtime.MemStats
 	cpuNow := func() time.Duration {
 		var ru syscall.Rusage
@@ -109,6 +113,19 @@ func main() {
 			{func() int { return len(render.Transcript(path)) }, func() int64 { return render.TranscriptSize(path) }},
 			{func() int { return len(render.SessionHTML(t)) }, func() int64 { return render.SessionHTMLSize(t) }},
 			{func() int { return len(render.Info(p, t, mtime)) }, func() int64 { return int64(len(render.Info(p, t, mtime))) }},
+			{func() int {
+				n := len(render.Prompts(t))
+				for _, f := range tree.Filters {
+					n += len(render.TreeText(t, t.FileLeafID(), f, home))
+				}
+				return n
+			}, func() int64 {
+				n := render.PromptsSize(t)
+				for _, k := range render.TreeTextSizes(t, t.FileLeafID(), home) {
+					n += k
+				}
+				return n
+			}},
 		}
 		for i, v := range views {
 			switch *mode {
