@@ -71,7 +71,11 @@ func (v *View) sightOf(c Caller) *sight {
 	if !v.opts.Shared {
 		return everything
 	}
-	w := c.who()
+	return v.sightFor(c.who())
+}
+
+// sightFor is what identity w sees at the index's current version.
+func (v *View) sightFor(w who) *sight {
 	if w.root() {
 		return everything
 	}
@@ -229,6 +233,8 @@ func (*byIDDir) gathers()    {}
 func (*byNameDir) gathers()  {}
 func (*byCwdDir) gathers()   {}
 func (*usageDir) gathers()   {}
+func (*activeDir) gathers()  {}
+func (*forksDir) gathers()   {}
 
 func (l *byIDLink) seenBy(s *sight, c Child) (Child, bool) {
 	f, ok := l.v.st.sessionByID(l.id)
@@ -237,6 +243,18 @@ func (l *byIDLink) seenBy(s *sight, c Child) (Child, bool) {
 
 func (l *fixedLink) seenBy(s *sight, c Child) (Child, bool) {
 	return c, l.of == nil || s.sees(l.of)
+}
+
+// seenBy: a session in active/ is shown to whoever sees it.
+func (l *activeLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.v.st.meta(l.sproject, l.name)
+	return c, err == nil && s.sees(f)
+}
+
+// seenBy: a fork in forks/ is shown to whoever sees it.
+func (l *forkLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.s.v.st.meta(l.project, l.name)
+	return c, err == nil && s.sees(f)
 }
 
 func (d *byCwdDir) seenBy(s *sight, c Child) (Child, bool) {

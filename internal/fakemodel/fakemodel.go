@@ -60,7 +60,8 @@ type Reply struct {
 	// otherwise).
 	FinishReason string
 	// Usage is reported in the last chunk; a zero Usage gives counts
-	// derived from the request and the text.
+	// derived from the request and the text (a quarter of the prompt
+	// cached).
 	Usage Usage
 	// Status, when not 0 or 200, answers with that HTTP status and Text as
 	// the error message instead of a stream.
@@ -258,7 +259,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &params)
 	u := reply.Usage
 	if u == (Usage{}) {
-		u = Usage{Prompt: len(body)/4 + 1, Completion: len(reply.Text)/4 + 1}
+		u = Usage{Prompt: len(body)/4 + 1, Cached: len(body) / 16, Completion: len(reply.Text)/4 + 1}
 	}
 	finish := reply.FinishReason
 	if finish == "" {
