@@ -214,27 +214,40 @@ func (v *View) PerCaller(n Node) bool {
 	return v.opts.Shared && ok
 }
 
-// gathers is a folder that shows sessions from elsewhere, whose listing
-// depends on who asks.
-type gathers interface{ gathers() }
+// gathers is a folder that may show sessions from elsewhere, whose
+// listing then depends on who asks.
+type gathers interface{ gathers() bool }
 
 // ListsPerCaller tells whether a folder's listing depends on who asks: the
 // kernel must not keep it for another caller.
 func (v *View) ListsPerCaller(f Folder) bool {
-	_, ok := f.(gathers)
-	return v.opts.Shared && ok
+	g, ok := f.(gathers)
+	return v.opts.Shared && ok && g.gathers()
 }
 
 // The children whose content depends on who asks.
 
-func (*rootDir) gathers()    {}
-func (*projectDir) gathers() {}
-func (*byIDDir) gathers()    {}
-func (*byNameDir) gathers()  {}
-func (*byCwdDir) gathers()   {}
-func (*usageDir) gathers()   {}
-func (*activeDir) gathers()  {}
-func (*forksDir) gathers()   {}
+func (*rootDir) gathers() bool    { return true }
+func (*projectDir) gathers() bool { return true }
+func (*byIDDir) gathers() bool    { return true }
+func (*byNameDir) gathers() bool  { return true }
+func (*byCwdDir) gathers() bool   { return true }
+func (*usageDir) gathers() bool   { return true }
+func (*activeDir) gathers() bool  { return true }
+func (*forksDir) gathers() bool   { return true }
+
+// gathers: a session folder holds parent, a link to another session,
+// when its session was forked from one in the store.
+func (d *sessionDir) gathers() bool {
+	_, err := d.s.parent()
+	return err == nil
+}
+
+// seenBy: parent is shown to whoever sees the session it points at.
+func (l *parentLink) seenBy(s *sight, c Child) (Child, bool) {
+	p, err := l.s.parent()
+	return c, err == nil && s.sees(p)
+}
 
 func (l *byIDLink) seenBy(s *sight, c Child) (Child, bool) {
 	f, ok := l.v.st.sessionByID(l.id)

@@ -50,8 +50,8 @@ func (r *reader) stop() string {
 // (the store's and a project's), active/ and a session's forks/ tell only
 // of the sessions whose file they may read and whose folder they may
 // search: the changes to a 0600 session of root's, in a folder they may
-// enter or not, never reach them, nor its link in active/ or forks/; root
-// sees all.
+// enter or not, never reach them, nor its link in active/, forks/ or a
+// fork's parent; root sees all.
 func TestEventsAndActivePerCaller(t *testing.T) {
 	bin := buildPifs(t)
 	store, own, private := sharedStore(t)
@@ -64,6 +64,11 @@ func TestEventsAndActivePerCaller(t *testing.T) {
 	os.WriteFile(secret, []byte(`{"type":"session","version":3,"id":"33333333-2222-3333-4444-555555555555","timestamp":"2024-01-03T00:00:00.000Z","cwd":"/home/dev/gamma","parentSession":"`+own+`"}
 {"type":"message","id":"c1","parentId":null,"timestamp":"2024-01-03T00:00:01.000Z","message":{"role":"user","content":"private words","timestamp":1704240001000}}
 `), 0o600)
+	// A fork others may read of a session they may not: its parent link
+	// would tell of that one.
+	child := filepath.Join(gamma, "2024-01-05T00-00-00-000Z_55555555-2222-3333-4444-555555555555.jsonl")
+	os.WriteFile(child, []byte(`{"type":"session","version":3,"id":"55555555-2222-3333-4444-555555555555","timestamp":"2024-01-05T00:00:00.000Z","cwd":"/home/dev/gamma","parentSession":"`+private+`"}
+`), 0o644)
 	mnt, _ := daemon(t, bin, store, "--allow-other")
 	os.Chmod(filepath.Dir(mnt), 0o755)
 	ownDir := filepath.Join(mnt, "--home-dev-alpha--", strings.TrimSuffix(filepath.Base(own), ".jsonl"))
@@ -123,7 +128,9 @@ func TestEventsAndActivePerCaller(t *testing.T) {
 	}
 
 	// active/ and forks/, as each reads them.
-	look := `cd ` + mnt + ` && ls -la -- active --home-dev-gamma--/active --home-dev-alpha--/active ` + ownDir + `/forks; readlink active/* ` + ownDir + `/forks/*; true`
+	childDir := filepath.Join(mnt, "--home-dev-gamma--", strings.TrimSuffix(filepath.Base(child), ".jsonl"))
+	look := `cd ` + mnt + ` && ls -la -- active --home-dev-gamma--/active --home-dev-alpha--/active ` + ownDir + `/forks ` + childDir +
+		`; readlink active/* ` + ownDir + `/forks/* ` + childDir + `/parent; true`
 	seen, _ := asNobody(t, look)
 	for _, l := range []string{"22222222", "33333333", "44444444"} {
 		if strings.Contains(seen, l) {
@@ -132,6 +139,9 @@ func TestEventsAndActivePerCaller(t *testing.T) {
 	}
 	if !strings.Contains(seen, "11111111") {
 		t.Errorf("another user's active/ lacks their own session:\n%s", seen)
+	}
+	if strings.Contains(seen, " parent") {
+		t.Errorf("another user sees the parent link to a session they may not read:\n%s", seen)
 	}
 	all, err := exec.Command("sh", "-c", look).CombinedOutput()
 	if err != nil {
