@@ -46,6 +46,14 @@ type sight struct {
 
 	cwdOnce sync.Once
 	cwds    map[string]bool // the by-cwd/ paths that lead to a visible session
+
+	// who is whose sight it is; nil for everything, the sight of root
+	// (or of anyone on a mount only its user may enter).
+	who *who
+	// trashed tells, per trash directory, whether who may search its
+	// files/ folder, once asked.
+	trashMu sync.Mutex
+	trashed map[string]bool
 }
 
 // everything is the sight of a caller who sees all.
@@ -105,7 +113,7 @@ func (v *View) sightFor(w who) *sight {
 func (v *View) newSight(w who) *sight {
 	v.sighted.Add(1)
 	folders := map[string]bool{} // may w search the folder
-	s := &sight{hidden: map[string]bool{}}
+	s := &sight{hidden: map[string]bool{}, who: &w}
 	for _, f := range v.st.x.All() {
 		dir := filepath.Dir(f.Path)
 		ok, known := folders[dir]
@@ -118,7 +126,8 @@ func (v *View) newSight(w who) *sight {
 		}
 	}
 	if len(s.hidden) == 0 {
-		return everything
+		// Every session of the store, but not necessarily the trash.
+		return &sight{all: true, who: &w}
 	}
 	paths := make([]string, 0, len(s.hidden))
 	for p := range s.hidden {
@@ -241,6 +250,35 @@ func (*forksDir) gathers() bool   { return true }
 func (d *sessionDir) gathers() bool {
 	_, err := d.s.parent()
 	return err == nil
+}
+
+// gathers: trash/ holds the sessions of the user pifs runs as, in a
+// trash directory another user may not be allowed to enter.
+func (*trashDir) gathers() bool { return true }
+
+// seenBy: a trashed session is shown to whoever may read its file and
+// search every folder down to it (the trash's files/), as they would need
+// to see it in the trash.
+func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
+	if s.who == nil {
+		return c, true
+	}
+	e, f, err := d.s.v.st.trash.entry(d.s.name)
+	if err != nil || !s.who.allows(Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}, mayRead) {
+		return c, false
+	}
+	dir := filepath.Dir(e.t.File())
+	s.trashMu.Lock()
+	defer s.trashMu.Unlock()
+	ok, known := s.trashed[dir]
+	if !known {
+		ok = searchFromTop(*s.who, dir) == nil
+		if s.trashed == nil {
+			s.trashed = map[string]bool{}
+		}
+		s.trashed[dir] = ok
+	}
+	return c, ok
 }
 
 // seenBy: parent is shown to whoever sees the session it points at.

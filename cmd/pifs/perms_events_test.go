@@ -156,3 +156,73 @@ func TestEventsAndActivePerCaller(t *testing.T) {
 		t.Errorf("root's forks/ lacks the fork: %v", err)
 	}
 }
+
+// TestTrashPerCaller: trash/ shows another user a trashed session only
+// when they may read its file and search the trash folder that holds it:
+// none while the trash of the user pifs runs as is closed to them (as the
+// trash specification makes it), then only their own session once they
+// may enter it; root sees all.
+func TestTrashPerCaller(t *testing.T) {
+	bin := buildPifs(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	store, own, private := sharedStore(t)
+	gamma := filepath.Join(store, "--home-dev-gamma--")
+	os.Mkdir(gamma, 0o755)
+	os.Chmod(gamma, 0o755)
+	secret := filepath.Join(gamma, "2024-01-03T00-00-00-000Z_33333333-2222-3333-4444-555555555555.jsonl")
+	os.WriteFile(secret, []byte(`{"type":"session","version":3,"id":"33333333-2222-3333-4444-555555555555","timestamp":"2024-01-03T00:00:00.000Z","cwd":"/home/dev/gamma"}
+`), 0o600)
+	old := time.Now().Add(-time.Hour)
+	for _, f := range []string{own, private, secret} {
+		os.Chtimes(f, old, old)
+	}
+	mnt, _ := daemon(t, bin, store, "--allow-other")
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	for _, f := range []string{own, private, secret} {
+		rel, _ := filepath.Rel(store, strings.TrimSuffix(f, ".jsonl"))
+		if out, err := exec.Command("mv", filepath.Join(mnt, rel), filepath.Join(mnt, "trash")+"/").CombinedOutput(); err != nil {
+			t.Fatalf("mv %s to trash/: %v\n%s", rel, err, out)
+		}
+	}
+	look := `ls -la ` + filepath.Join(mnt, "trash") + `; true`
+	all, _ := exec.Command("sh", "-c", look).CombinedOutput()
+	for _, id := range []string{"11111111", "22222222", "33333333"} {
+		if !strings.Contains(string(all), id) {
+			t.Errorf("root's trash/ lacks %s:\n%s", id, all)
+		}
+	}
+	seen, _ := asNobody(t, look)
+	for _, id := range []string{"11111111", "22222222", "33333333"} {
+		if strings.Contains(seen, id) {
+			t.Errorf("another user's trash/ shows %s from a trash they may not enter:\n%s", id, seen)
+		}
+	}
+
+	// The trash opened to them: their own session shows, once the mount
+	// has seen a change (what a caller sees is worked out per version of
+	// the index).
+	for p := filepath.Join(home, ".local", "share", "Trash", "files"); p != filepath.Dir(home); p = filepath.Dir(p) {
+		os.Chmod(p, 0o755)
+	}
+	os.Chmod(filepath.Dir(home), 0o755)
+	other := filepath.Join(store, "--home-nobody--", "x.jsonl")
+	os.WriteFile(other, []byte(`{"type":"session","version":3,"id":"99999999-2222-3333-4444-555555555555","timestamp":"2024-01-09T00:00:00.000Z","cwd":"/home/nobody"}`+"\n"), 0o644)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(mnt, "--home-nobody--", "x")); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+	}
+	seen, _ = asNobody(t, look)
+	if !strings.Contains(seen, "11111111") {
+		t.Errorf("another user's trash/ lacks their own session in a trash they may enter:\n%s", seen)
+	}
+	for _, id := range []string{"22222222", "33333333"} {
+		if strings.Contains(seen, id) {
+			t.Errorf("another user's trash/ shows %s, which they may not read:\n%s", id, seen)
+		}
+	}
+}
