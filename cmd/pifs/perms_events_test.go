@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,7 +15,25 @@ import (
 // reader is cat of an events file, as root or as user 65534.
 type reader struct {
 	cmd *exec.Cmd
-	out bytes.Buffer
+	out lockedBuffer
+}
+
+// lockedBuffer is what a process wrote, read while it writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func readEvents(t *testing.T, asNobody bool, path string) *reader {
