@@ -88,7 +88,7 @@ func (f *streamFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 	if wantsWrite(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	rd, err := f.r.v.Events(f.f)
+	rd, err := f.r.v.Events(f.f, caller(ctx))
 	if err != nil {
 		return nil, 0, f.r.errno(err)
 	}

@@ -169,6 +169,24 @@ func (v *View) searchDown(w who, dir string) error {
 	}
 }
 
+// searchFromTop checks that w may search every folder from / down to
+// dir, both included.
+func searchFromTop(w who, dir string) error {
+	dir = filepath.Clean(dir)
+	for p := dir; ; p = filepath.Dir(p) {
+		o, err := lstatOwner(p)
+		if err != nil {
+			return err
+		}
+		if !w.allows(o, maySearch) {
+			return errAccess("user %d may not search %s (mode %04o, owner %d:%d)", w.uid, p, o.Perm, o.Uid, o.Gid)
+		}
+		if p == "/" || p == "." {
+			return nil
+		}
+	}
+}
+
 // mayCreateIn checks that caller c may create a file in dir of the store
 // (made first when it is not there): it returns the folders that must be
 // made, outermost first.

@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -206,6 +207,7 @@ func (v *View) Publish(changes []sessions.Change) {
 		return
 	}
 	now := time.Now()
+	sights := map[string]*sight{} // per identity of a reader, once needed
 	for _, c := range changes {
 		if c.Name == "" || !validProject(c.Project) || !validSessionName(c.Name) {
 			continue
@@ -216,11 +218,33 @@ func (v *View) Publish(changes []sessions.Change) {
 		}
 		h.lines.Add(int64(len(lines)))
 		for r := range h.readers {
-			if r.project == "" || r.project == c.Project {
+			if (r.project == "" || r.project == c.Project) && (r.who == nil || v.seesChange(*r.who, c, sights)) {
 				r.push(lines)
 			}
 		}
 	}
+}
+
+// seesChange tells whether w may see the session a change is about: by
+// w's sight of the index as it is now (worked out once per identity and
+// version, kept in seen for the rest of the changes told together); a
+// session gone from the index (removed, trashed) by the owner and mode
+// its file had and the folder it was in.
+func (v *View) seesChange(w who, c sessions.Change, seen map[string]*sight) bool {
+	if c.New == nil {
+		if c.Old == nil {
+			return false
+		}
+		return w.allows(Owner{c.Old.Uid, c.Old.Gid, uint32(c.Old.Mode.Perm())}, mayRead) &&
+			v.searchDown(w, filepath.Dir(c.Old.Path)) == nil
+	}
+	k := w.key()
+	s := seen[k]
+	if s == nil {
+		s = v.sightFor(w)
+		seen[k] = s
+	}
+	return s.sees(c.New)
 }
 
 // linesOf makes the lines of one change. h.mu is held.
@@ -375,6 +399,9 @@ func entryLine(e *sessions.Entry) eventLine {
 type EventReader struct {
 	h       *hub
 	project string
+	// who is whom the reader shows what they may see (see sight), nil
+	// for one who sees all.
+	who *who
 
 	mu sync.Mutex
 	// queue are lines that have no offset yet; missed counts those
@@ -396,12 +423,17 @@ type EventReader struct {
 // Every folder of what it shows is read now, so that the watcher follows
 // all of it.
 func (v *View) OpenEvents(project string) (*EventReader, error) {
+	return v.openEvents(project, nil)
+}
+
+// openEvents opens events for identity w (nil: one who sees all).
+func (v *View) openEvents(project string, w *who) (*EventReader, error) {
 	if project == "" {
 		v.st.x.All()
 	} else if _, err := v.st.sessionFiles(project); err != nil {
 		return nil, err
 	}
-	r := &EventReader{h: v.events, project: project, wake: make(chan struct{}, 1)}
+	r := &EventReader{h: v.events, project: project, who: w, wake: make(chan struct{}, 1)}
 	// The stream starts with a line that says so: a file that is empty
 	// when opened would be read to its end by tail before it follows it
 	// (as it reads /proc files), and the end never comes.
@@ -554,8 +586,19 @@ func (f *eventsFile) content() ([]byte, time.Time, error) {
 	return (&newFile{f.inProject}).content()
 }
 
-// Events opens a Streamer's stream.
-func (v *View) Events(s Streamer) (*EventReader, error) { return v.OpenEvents(s.streams()) }
+// Events opens a Streamer's stream for caller c: on a mount other users
+// may enter, it tells of the sessions c may see only (see sight), as they
+// are when each change is told.
+func (v *View) Events(s Streamer, c Caller) (*EventReader, error) {
+	if !v.opts.Shared {
+		return v.openEvents(s.streams(), nil)
+	}
+	w := c.who()
+	if w.root() {
+		return v.openEvents(s.streams(), nil)
+	}
+	return v.openEvents(s.streams(), &w)
+}
 
 func eventsChild(v *View, project string) Child {
 	ino := names.Ino(eventsName)

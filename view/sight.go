@@ -46,6 +46,14 @@ type sight struct {
 
 	cwdOnce sync.Once
 	cwds    map[string]bool // the by-cwd/ paths that lead to a visible session
+
+	// who is whose sight it is; nil for everything, the sight of root
+	// (or of anyone on a mount only its user may enter).
+	who *who
+	// trashed tells, per trash directory, whether who may search its
+	// files/ folder, once asked.
+	trashMu sync.Mutex
+	trashed map[string]bool
 }
 
 // everything is the sight of a caller who sees all.
@@ -71,7 +79,11 @@ func (v *View) sightOf(c Caller) *sight {
 	if !v.opts.Shared {
 		return everything
 	}
-	w := c.who()
+	return v.sightFor(c.who())
+}
+
+// sightFor is what identity w sees at the index's current version.
+func (v *View) sightFor(w who) *sight {
 	if w.root() {
 		return everything
 	}
@@ -101,7 +113,7 @@ func (v *View) sightOf(c Caller) *sight {
 func (v *View) newSight(w who) *sight {
 	v.sighted.Add(1)
 	folders := map[string]bool{} // may w search the folder
-	s := &sight{hidden: map[string]bool{}}
+	s := &sight{hidden: map[string]bool{}, who: &w}
 	for _, f := range v.st.x.All() {
 		dir := filepath.Dir(f.Path)
 		ok, known := folders[dir]
@@ -114,7 +126,8 @@ func (v *View) newSight(w who) *sight {
 		}
 	}
 	if len(s.hidden) == 0 {
-		return everything
+		// Every session of the store, but not necessarily the trash.
+		return &sight{all: true, who: &w}
 	}
 	paths := make([]string, 0, len(s.hidden))
 	for p := range s.hidden {
@@ -210,25 +223,69 @@ func (v *View) PerCaller(n Node) bool {
 	return v.opts.Shared && ok
 }
 
-// gathers is a folder that shows sessions from elsewhere, whose listing
-// depends on who asks.
-type gathers interface{ gathers() }
+// gathers is a folder that may show sessions from elsewhere, whose
+// listing then depends on who asks.
+type gathers interface{ gathers() bool }
 
 // ListsPerCaller tells whether a folder's listing depends on who asks: the
 // kernel must not keep it for another caller.
 func (v *View) ListsPerCaller(f Folder) bool {
-	_, ok := f.(gathers)
-	return v.opts.Shared && ok
+	g, ok := f.(gathers)
+	return v.opts.Shared && ok && g.gathers()
 }
 
 // The children whose content depends on who asks.
 
-func (*rootDir) gathers()    {}
-func (*projectDir) gathers() {}
-func (*byIDDir) gathers()    {}
-func (*byNameDir) gathers()  {}
-func (*byCwdDir) gathers()   {}
-func (*usageDir) gathers()   {}
+func (*rootDir) gathers() bool    { return true }
+func (*projectDir) gathers() bool { return true }
+func (*byIDDir) gathers() bool    { return true }
+func (*byNameDir) gathers() bool  { return true }
+func (*byCwdDir) gathers() bool   { return true }
+func (*usageDir) gathers() bool   { return true }
+func (*activeDir) gathers() bool  { return true }
+func (*forksDir) gathers() bool   { return true }
+
+// gathers: a session folder holds parent, a link to another session,
+// when its session was forked from one in the store.
+func (d *sessionDir) gathers() bool {
+	_, err := d.s.parent()
+	return err == nil
+}
+
+// gathers: trash/ holds the sessions of the user pifs runs as, in a
+// trash directory another user may not be allowed to enter.
+func (*trashDir) gathers() bool { return true }
+
+// seenBy: a trashed session is shown to whoever may read its file and
+// search every folder down to it (the trash's files/), as they would need
+// to see it in the trash.
+func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
+	if s.who == nil {
+		return c, true
+	}
+	e, f, err := d.s.v.st.trash.entry(d.s.name)
+	if err != nil || !s.who.allows(Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}, mayRead) {
+		return c, false
+	}
+	dir := filepath.Dir(e.t.File())
+	s.trashMu.Lock()
+	defer s.trashMu.Unlock()
+	ok, known := s.trashed[dir]
+	if !known {
+		ok = searchFromTop(*s.who, dir) == nil
+		if s.trashed == nil {
+			s.trashed = map[string]bool{}
+		}
+		s.trashed[dir] = ok
+	}
+	return c, ok
+}
+
+// seenBy: parent is shown to whoever sees the session it points at.
+func (l *parentLink) seenBy(s *sight, c Child) (Child, bool) {
+	p, err := l.s.parent()
+	return c, err == nil && s.sees(p)
+}
 
 func (l *byIDLink) seenBy(s *sight, c Child) (Child, bool) {
 	f, ok := l.v.st.sessionByID(l.id)
@@ -237,6 +294,18 @@ func (l *byIDLink) seenBy(s *sight, c Child) (Child, bool) {
 
 func (l *fixedLink) seenBy(s *sight, c Child) (Child, bool) {
 	return c, l.of == nil || s.sees(l.of)
+}
+
+// seenBy: a session in active/ is shown to whoever sees it.
+func (l *activeLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.v.st.meta(l.sproject, l.name)
+	return c, err == nil && s.sees(f)
+}
+
+// seenBy: a fork in forks/ is shown to whoever sees it.
+func (l *forkLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.s.v.st.meta(l.project, l.name)
+	return c, err == nil && s.sees(f)
 }
 
 func (d *byCwdDir) seenBy(s *sight, c Child) (Child, bool) {

@@ -206,8 +206,12 @@ func (d *trashDir) lookup(name string) (Child, error) {
 }
 
 func (d *trashDir) session(name string) Child {
-	return Child{name, syscall.S_IFDIR, names.Ino("s", trashName, name), func() Node { return newSessionDir(d.v, trashName, name) }}
+	return Child{name, syscall.S_IFDIR, names.Ino("s", trashName, name), func() Node { return &trashedDir{newSessionDir(d.v, trashName, name)} }}
 }
+
+// trashedDir is a trashed session's folder: a session folder whose showing
+// depends on who asks (see seenBy).
+type trashedDir struct{ *sessionDir }
 
 // trashedMeta is store.meta for a trashed session.
 func (st *store) trashedMeta(name string) (*sessions.File, error) {

@@ -4,6 +4,10 @@
 // max), whether every line reached every reader once and in order, and
 // the CPU of pifs and of tail while idle with readers open.
 //
+// With -shared (pifs mounted with --allow-other) every other session is
+// 0600 and a third reader reads events as user 65534: it must get the
+// lines of the others only, as fast.
+//
 // bench/events.sh builds pifs, mounts a fresh store and runs it.
 package main
 
@@ -24,6 +28,8 @@ import (
 
 type reader struct {
 	name string
+	// only, when set, is the sessions whose lines the reader may get.
+	only map[string]bool
 	mu   sync.Mutex
 	at   map[string]time.Time // line id → when read
 	seen map[string][]string  // session → ids, in the order read
@@ -75,6 +81,7 @@ func main() {
 	idle := flag.Duration("idle", 10*time.Second, "idle time measured")
 	out := flag.String("out", "", "JSON results")
 	command := flag.String("cmd", "", "the command to record (default this one)")
+	shared := flag.Bool("shared", false, "odd sessions 0600, and a reader as user 65534 (pifs with --allow-other)")
 	flag.Parse()
 
 	proj := filepath.Join(*store, "--bench--")
@@ -82,7 +89,12 @@ func main() {
 	var files []string
 	for s := 0; s < *sessions; s++ {
 		f := filepath.Join(proj, fmt.Sprintf("2026-01-01T00-00-%02d-000Z_%08d-0000-4000-8000-000000000000.jsonl", s, s))
-		os.WriteFile(f, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":"%08d-0000-4000-8000-000000000000","cwd":"/bench"}`+"\n", s)), 0o644)
+		mode := os.FileMode(0o644)
+		if *shared && s%2 == 1 {
+			mode = 0o600
+		}
+		os.WriteFile(f, []byte(fmt.Sprintf(`{"type":"session","version":3,"id":"%08d-0000-4000-8000-000000000000","cwd":"/bench"}`+"\n", s)), mode)
+		os.Chmod(f, mode)
 		files = append(files, f)
 	}
 	time.Sleep(time.Second) // the watcher takes the new files in
@@ -95,6 +107,21 @@ func main() {
 			panic(err)
 		}
 		go r.take(bufio.NewScanner(f))
+	}
+	if *shared {
+		other := newReader("events as another user (uid 65534), the 0600 half hidden")
+		other.only = map[string]bool{}
+		for s := 0; s < *sessions; s += 2 {
+			other.only[fmt.Sprintf("b%02d", s)] = true
+		}
+		cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "cat", filepath.Join(*mnt, "events"))
+		op, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			panic(err)
+		}
+		procs = append(procs, cmd)
+		readers = append(readers, other)
+		go other.take(bufio.NewScanner(op))
 	}
 	tailR := newReader("tail -f of the raw files")
 	tail := exec.Command("tail", append([]string{"-q", "-n0", "-f"}, files...)...)
@@ -129,13 +156,23 @@ func main() {
 	type fig struct {
 		Reader                        string
 		Lines, Lost, Doubled, Unorder int
-		MedianMs, P99Ms, MaxMs        float64
+		// Leaked is lines of sessions the reader may not see.
+		Leaked                 int `json:",omitempty"`
+		MedianMs, P99Ms, MaxMs float64
 	}
 	var figs []fig
 	for _, r := range append(readers, tailR) {
 		r.mu.Lock()
 		var lat []float64
+		want, leaked := 0, 0
 		for id, w := range wrote {
+			if r.only != nil && !r.only[strings.SplitN(id, "-", 2)[0]] {
+				if _, ok := r.at[id]; ok {
+					leaked++
+				}
+				continue
+			}
+			want++
 			if a, ok := r.at[id]; ok {
 				lat = append(lat, float64(a.Sub(w).Microseconds())/1000)
 			}
@@ -147,7 +184,7 @@ func main() {
 				unorder++
 			}
 		}
-		f := fig{Reader: r.name, Lines: len(r.at), Lost: *n - len(r.at), Doubled: r.dup, Unorder: unorder}
+		f := fig{Reader: r.name, Lines: len(r.at), Lost: want - len(lat), Doubled: r.dup, Unorder: unorder, Leaked: leaked}
 		if len(lat) > 0 {
 			f.MedianMs, f.P99Ms, f.MaxMs = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
 		}
@@ -171,6 +208,7 @@ func main() {
 		"lines":          *n,
 		"rate":           *rate,
 		"sessions":       *sessions,
+		"shared":         *shared,
 		"latency":        figs,
 		"idleSeconds":    idle.Seconds(),
 		"idleCpuPifs":    pct(p1 - p0),

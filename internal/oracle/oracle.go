@@ -699,3 +699,104 @@ func SessionArg(t testing.TB, cwd, sessionDir string, env []string, args ...stri
 	}
 	return out
 }
+
+// Agent is a home for pi's CLI run against a model server (such as
+// internal/fakemodel): $HOME and $PI_CODING_AGENT_DIR in a temporary
+// directory, models.json there, and pi kept offline (PI_OFFLINE, no version
+// check, no telemetry). Sessions go to pi's default store, Sessions, one
+// folder per working directory.
+type Agent struct {
+	// Home is $HOME; Dir is $PI_CODING_AGENT_DIR (Home/.pi/agent).
+	Home, Dir string
+	// Sessions is pi's default store, Dir/sessions.
+	Sessions string
+	// Provider and Model are given to pi as --provider and --model.
+	Provider, Model string
+	// Env is the environment pi runs with, added to this process's.
+	Env                  []string
+	node, cli, oracleDir string
+}
+
+// NewAgent makes an Agent whose models.json is modelsJSON, and pi's
+// --provider and --model.
+func NewAgent(t testing.TB, modelsJSON []byte, provider, model string) *Agent {
+	t.Helper()
+	home := t.TempDir()
+	a := &Agent{
+		Home: home, Dir: filepath.Join(home, ".pi", "agent"), Provider: provider, Model: model,
+		node: Node22(t), cli: CLI(t), oracleDir: Dir(t),
+	}
+	a.Sessions = filepath.Join(a.Dir, "sessions")
+	if err := os.MkdirAll(a.Sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a.Dir, "models.json"), modelsJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.Env = []string{
+		"HOME=" + home,
+		"PI_CODING_AGENT_DIR=" + a.Dir,
+		"PI_OFFLINE=1",
+		"PI_SKIP_VERSION_CHECK=1",
+		"PI_TELEMETRY=0",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"NO_COLOR=1",
+	}
+	return a
+}
+
+// Command prepares `pi -p PROMPT --provider P --model M` with args after
+// it (--session FILE, --continue…), in cwd, with no extensions, skills,
+// prompt templates or context files: what pi sends the model depends on
+// the session and the prompt only. Its stdout is pi's answer. It may run
+// beside other Commands.
+func (a *Agent) Command(cwd, prompt string, args ...string) *exec.Cmd {
+	full := append([]string{a.cli, "-p", prompt, "--provider", a.Provider, "--model", a.Model,
+		"--offline", "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-context-files"}, args...)
+	cmd := exec.Command(a.node, full...)
+	// pi's own variables of this process (a session dir, a provider key)
+	// would change what the run does: only the Agent's are passed.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PI_") && !strings.Contains(strings.SplitN(kv, "=", 2)[0], "API_KEY") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(append(env, "PIFS_ORACLE_DIR="+a.oracleDir), a.Env...)
+	cmd.Dir = cwd
+	return cmd
+}
+
+// Print runs Command and returns pi's stdout; a failure or a run longer
+// than the script timeout fails the test with pi's stderr.
+func (a *Agent) Print(t testing.TB, cwd, prompt string, args ...string) string {
+	t.Helper()
+	out, err := a.Run(cwd, prompt, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Run is Print for any goroutine: it returns pi's stdout, or an error
+// that holds pi's stderr.
+func (a *Agent) Run(cwd, prompt string, args ...string) (string, error) {
+	cmd := a.Command(cwd, prompt, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("pi -p %q: %w", prompt, err)
+	}
+	timer := time.AfterFunc(scriptTimeout, func() { _ = cmd.Process.Kill() })
+	err := cmd.Wait()
+	if !timer.Stop() {
+		err = fmt.Errorf("%v (timed out after %v)", err, scriptTimeout)
+	}
+	if err != nil {
+		return stdout.String(), fmt.Errorf("pi -p %q %s: %v\nstderr:\n%s", prompt, strings.Join(args, " "), err, tail(stderr.String(), 8000))
+	}
+	return stdout.String(), nil
+}
