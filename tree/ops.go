@@ -269,6 +269,7 @@ func (t *Tree) Up(id string, up int) (string, bool) {
 			return "", false
 		}
 		n = n.Parent
+		t.walked(1)
 	}
 	if n == nil {
 		return "", true

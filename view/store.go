@@ -31,6 +31,9 @@ type store struct {
 	// nodes counts the nodes the kernel holds (see nodeAdded).
 	nodes atomic.Int64
 	uses  atomic.Int64 // calls that took a parsed session (see Stats)
+	// parentSteps counts the parent links the sessions' trees followed
+	// (see Stats).
+	parentSteps atomic.Int64
 
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
@@ -289,6 +292,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		}
 		st.opened.Add(1)
 		s.log, s.tree, prev = l, tree.New(l), nil
+		s.tree.CountSteps(&st.parentSteps)
 	} else {
 		n, size := len(s.log.Entries), s.log.Size()
 		reset, err := s.log.Refresh()
@@ -303,6 +307,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		switch {
 		case reset || len(s.log.Entries) < n:
 			s.tree = tree.New(s.log)
+			s.tree.CountSteps(&st.parentSteps)
 		case s.log.Size() == size:
 			// Only the metadata changed: the renderings hold, but for
 			// info.json, which shows the file's mtime. A version taken

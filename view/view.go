@@ -120,6 +120,10 @@ type Stats struct {
 	// Sights is how many times what a caller sees of the store was
 	// worked out (once per identity and version of the index).
 	Sights int64
+	// ParentSteps is the parent links followed up the sessions' trees
+	// (paths to the root, ancestors, /tree's active path): what a lookup
+	// costs in a deep tree, counted (see tree.Stats).
+	ParentSteps int64
 }
 
 // Stats returns the view's counts.
@@ -138,5 +142,6 @@ func (v *View) Stats() Stats {
 		AheadUnread: v.st.counts.unread.Load(),
 		AheadGaveUp: v.ahead.gaveUp.Load(),
 		Sights:      v.sighted.Load(),
+		ParentSteps: v.st.parentSteps.Load(),
 	}
 }
