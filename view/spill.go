@@ -52,7 +52,9 @@ func (h *held) add(n int64) {
 }
 
 func newSpill(dir string, h *held) *spill {
-	return &spill{dir: dir, held: h, mem: []byte{'\n'}}
+	s := &spill{dir: dir, held: h, mem: []byte{'\n'}}
+	h.add(int64(cap(s.mem)))
+	return s
 }
 
 // Add keeps a line (without its newline); an error is kept for Err.
