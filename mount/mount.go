@@ -79,6 +79,9 @@ type Options struct {
 	// WalkGap and WalkHold time the guess that a walk is listing (see
 	// view.Options); zero for the defaults.
 	WalkGap, WalkHold time.Duration
+	// TxnBytes bounds a transaction through a control (0: 256 MiB; see
+	// view.Options).
+	TxnBytes int64
 }
 
 // DefaultCacheBytes is the default memory budget of a mount.
@@ -268,7 +271,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 			Log: func(msg string) { o.Logger.Warn(msg) }})
 	}
 	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, Shared: o.AllowOther, CacheBytes: inMemory,
-		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home})
+		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home, TxnBytes: o.TxnBytes})
 	v.Index().Keep(cache)
 	root := nodes.NewRoot(v, o.Logger)
 	f := &FS{Mountpoint: mountpoint, view: v, root: root, cache: cache, logger: o.Logger}

@@ -21,6 +21,7 @@ var (
 	_ = (fs.FileFlusher)((*controlHandle)(nil))
 	_ = (fs.FileFsyncer)((*controlHandle)(nil))
 	_ = (fs.FileReader)((*controlHandle)(nil))
+	_ = (fs.FileReleaser)((*controlHandle)(nil))
 )
 
 func (h *controlHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
@@ -47,4 +48,11 @@ func (h *controlHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.
 		return nil, h.r.errno(err)
 	}
 	return fuse.ReadResultData(data), 0
+}
+
+// Release comes when the last descriptor of the open file is closed: what
+// its transaction still holds (its temporary file) is given back.
+func (h *controlHandle) Release(ctx context.Context) syscall.Errno {
+	h.t.Close()
+	return 0
 }

@@ -36,12 +36,25 @@ func Append(path string, lines ...[]byte) error {
 		return nil
 	}
 	var buf bytes.Buffer
+	buf.WriteByte('\n')
 	for _, l := range lines {
 		if bytes.IndexByte(l, '\n') >= 0 {
 			return fmt.Errorf("append: line holds a newline")
 		}
 		buf.Write(l)
 		buf.WriteByte('\n')
+	}
+	return AppendBatch(path, buf.Bytes())
+}
+
+// AppendBatch is Append of lines already joined: batch is a newline, then
+// whole lines, each ending in a newline (the caller vouches for them).
+// The first newline is written only when the file does not end in one, so
+// that the batch goes out in one write(2) from where it is (a mapped file
+// included) without a copy.
+func AppendBatch(path string, batch []byte) error {
+	if len(batch) < 2 || batch[0] != '\n' || batch[len(batch)-1] != '\n' {
+		return fmt.Errorf("append: a batch is a newline, then whole lines")
 	}
 	f, fi, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
@@ -52,15 +65,15 @@ func Append(path string, lines ...[]byte) error {
 	if err != nil {
 		return err
 	}
-	if !nl {
-		buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
+	if nl {
+		batch = batch[1:]
 	}
-	n, err := f.Write(buf.Bytes())
-	if err == nil && n != buf.Len() {
+	n, err := f.Write(batch)
+	if err == nil && n != len(batch) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		return restore(f, path, old, n, buf.Len(), err)
+		return restore(f, path, old, n, len(batch), err)
 	}
 	return f.Close()
 }

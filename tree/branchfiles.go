@@ -37,7 +37,7 @@ func (t *Tree) BranchSummaryDetails(oldLeaf, target string) []byte {
 // BranchSummary's fromId does.
 func (b *Builder) branchDetails(fromID []byte, to string) []byte {
 	old := b.leaf
-	if len(b.Lines) == 0 {
+	if b.n == 0 {
 		old = b.t.LeafID()
 	}
 	if fromID != nil {

@@ -35,20 +35,85 @@ var prefixKeys = map[string][]string{
 // unique in the file and in the batch, and each entry becomes the leaf for
 // the next one, as in pi's SessionManager.
 type Builder struct {
-	t     *Tree
-	used  map[string]bool
-	leaf  string // id of the parent for the next entry; "" for null
+	t    *Tree
+	used idSet
+	leaf string // id of the parent for the next entry; "" for null
+	n    int    // entries built
+	// Lines holds the lines built, and IDs the id of each, unless Out
+	// is set.
 	Lines [][]byte
-	// IDs holds the id of each built entry.
-	IDs []string
+	IDs   []string
+	// Out, when set, takes each line built instead of Lines and IDs, so
+	// that a batch of any size keeps no more than its ids in memory.
+	Out LineStore
 	// Now gives the timestamp of new entries (sessions.Now by default).
 	Now func() string
+}
+
+// LineStore keeps the lines a Builder builds (see Builder.Out).
+type LineStore interface {
+	// Add keeps a line; it may keep it elsewhere than in line.
+	Add(line []byte)
+	// All gives back every line kept, in order (nil when they cannot be
+	// read back: the store says why to its owner).
+	All() [][]byte
+}
+
+// idSet is the ids a batch took: pi's 8 hex digits as a number (4 bytes a
+// key instead of a string's header and bytes, for a batch of millions),
+// any other as itself.
+type idSet struct {
+	hex   map[uint32]struct{}
+	other map[string]struct{}
+}
+
+// hexID is id as a number when it is 8 lowercase hex digits.
+func hexID(id string) (uint32, bool) {
+	if len(id) != 8 {
+		return 0, false
+	}
+	var v uint32
+	for i := 0; i < 8; i++ {
+		c := id[i]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint32(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+func (s *idSet) has(id string) bool {
+	if v, ok := hexID(id); ok {
+		_, in := s.hex[v]
+		return in
+	}
+	_, in := s.other[id]
+	return in
+}
+
+func (s *idSet) add(id string) {
+	if v, ok := hexID(id); ok {
+		if s.hex == nil {
+			s.hex = map[uint32]struct{}{}
+		}
+		s.hex[v] = struct{}{}
+		return
+	}
+	if s.other == nil {
+		s.other = map[string]struct{}{}
+	}
+	s.other[id] = struct{}{}
 }
 
 // NewBuilder starts a batch. Entries attach at the leaf pi would resume at:
 // the last entry of the file.
 func (t *Tree) NewBuilder() *Builder {
-	b := &Builder{t: t, used: map[string]bool{}, Now: sessions.Now}
+	b := &Builder{t: t, Now: sessions.Now}
 	if leaf := t.Leaf(); leaf != nil {
 		b.leaf = leaf.ID
 	}
@@ -61,7 +126,18 @@ func (b *Builder) Leaf() string { return b.leaf }
 // SetLeaf moves where the next entry attaches ("" for a new root).
 func (b *Builder) SetLeaf(id string) { b.leaf = id }
 
-func (b *Builder) inUse(id string) bool { return b.used[id] || b.t.byID[id] != nil }
+func (b *Builder) inUse(id string) bool { return b.used.has(id) || b.t.byID[id] != nil }
+
+// Len is the number of entries built.
+func (b *Builder) Len() int { return b.n }
+
+// built is the lines built, read back from Out when it holds them.
+func (b *Builder) built() [][]byte {
+	if b.Out != nil {
+		return b.Out.All()
+	}
+	return b.Lines
+}
 
 // Has reports whether id names an entry of the tree or of this batch.
 func (b *Builder) Has(id string) bool { return b.inUse(id) }
@@ -75,7 +151,7 @@ func (b *Builder) Entry(typ string, parent string, members ...Member) string {
 
 func (b *Builder) newID() string {
 	id := sessions.NewEntryID(b.inUse)
-	b.used[id] = true
+	b.used.add(id)
 	return id
 }
 
@@ -103,8 +179,13 @@ func (b *Builder) entry(id, typ, parent string, members ...Member) string {
 	for _, m := range rest {
 		o.Raw(m.Key, m.Val)
 	}
-	b.Lines = append(b.Lines, o.Bytes())
-	b.IDs = append(b.IDs, id)
+	if b.Out != nil {
+		b.Out.Add(o.Bytes())
+	} else {
+		b.Lines = append(b.Lines, o.Bytes())
+		b.IDs = append(b.IDs, id)
+	}
+	b.n++
 	b.leaf = id
 	return id
 }
@@ -202,7 +283,7 @@ func (b *Builder) BranchSummary(from string, summary []byte, extra ...Member) (s
 		return "", fmt.Errorf("%w: %s", ErrNotFound, from)
 	}
 	fromID := b.leaf
-	if len(b.Lines) == 0 {
+	if b.n == 0 {
 		fromID = b.t.LeafID() // the entry a leaf record points at
 	}
 	if fromID == "" {
@@ -269,6 +350,7 @@ func (t *Tree) Up(id string, up int) (string, bool) {
 			return "", false
 		}
 		n = n.Parent
+		t.walked(1)
 	}
 	if n == nil {
 		return "", true
@@ -443,10 +525,10 @@ func (b *Builder) context() *Context { return b.tree().ContextAt(b.leaf) }
 // tree is the tree with this batch's entries added (the tree itself when
 // the batch is empty).
 func (b *Builder) tree() *Tree {
-	if len(b.Lines) == 0 {
+	if b.n == 0 {
 		return b.t
 	}
-	l, err := sessions.Parse(append(append(append([]byte(nil), b.t.Header.Raw...), '\n'), joinLines(b.Lines)...))
+	l, err := sessions.Parse(append(append(append([]byte(nil), b.t.Header.Raw...), '\n'), joinLines(b.built())...))
 	if err != nil {
 		return b.t
 	}

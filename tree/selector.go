@@ -338,6 +338,7 @@ func (t *Tree) activePath(leaf string) []bool {
 		return nil
 	}
 	var chain []*Node
+	defer func() { t.walked(len(chain)) }()
 	for ; n != nil; n = n.Parent {
 		if len(chain) > len(t.byID) {
 			return nil // a parent cycle

@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
@@ -65,8 +66,10 @@ type Tree struct {
 	labelOrder []string
 	name       string
 	leafCtx    leafContext
-	// steps counts the nodes path walks visited (see Stats).
-	steps int64
+	// steps counts the parent links walks up the tree followed (see
+	// Stats); counter, when set, is told them too (see CountSteps).
+	steps   int64
+	counter *atomic.Int64
 	// exported holds what exports learnt of each entry (see export.go).
 	exported map[*sessions.Entry]exportLine
 	// reshaped is 1 + the Seq of the last entry that changed the tree
@@ -74,14 +77,27 @@ type Tree struct {
 	reshaped int
 }
 
-// Stats are counts of the work a tree has done: the nodes its path walks
-// visited.
+// Stats are counts of the work a tree has done: the parent links its walks
+// up the tree followed (a path to the root, an entry's ancestor, the active
+// path of /tree). A test that guards the cost of lookups counts them.
 type Stats struct {
 	Steps int64
 }
 
 // Stats returns the tree's counts.
 func (t *Tree) Stats() Stats { return Stats{t.steps} }
+
+// CountSteps adds the steps this tree walks from now on to c as well, so
+// that a holder of many trees, which come and go, counts them all.
+func (t *Tree) CountSteps(c *atomic.Int64) { t.counter = c }
+
+// walked counts n steps up the tree.
+func (t *Tree) walked(n int) {
+	t.steps += int64(n)
+	if t.counter != nil {
+		t.counter.Add(int64(n))
+	}
+}
 
 // New builds the tree of a parsed log.
 func New(l *sessions.Log) *Tree {
@@ -398,8 +414,9 @@ func (t *Tree) pathFrom(e *sessions.Entry) []*sessions.Entry {
 	// the number of nodes has met a cycle; only then is it worth
 	// remembering what was seen.
 	limit := len(t.byID) + 1
+	steps := 0
 	for ; n != nil; n = n.Parent {
-		t.steps++
+		steps++
 		if len(path) > limit {
 			seen := make(map[*sessions.Entry]bool, len(path))
 			for _, p := range path {
@@ -413,6 +430,7 @@ func (t *Tree) pathFrom(e *sessions.Entry) []*sessions.Entry {
 		}
 		path = append(path, n.Entry)
 	}
+	t.walked(steps)
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
 	}

@@ -142,21 +142,22 @@ func (c forkControl) name() string { return forkName }
 
 func (c forkControl) refused(err error) { c.s.refused(err) }
 
-func (c forkControl) run(who Caller, _ any, lines [][]byte) ([]byte, error) {
+func (c forkControl) run(x *Txn, _ any, lines *spill) ([]byte, error) {
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
+	who := x.caller
 	var plans []newSession
 	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		taken := map[string]bool{}
-		for i, l := range lines {
+		return lines.each(func(i int, l []byte) error {
 			p, err := c.plan(who, ss, l, taken)
 			if err != nil {
 				return lineError("fork", i+1, err)
 			}
 			plans = append(plans, p)
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -223,18 +224,23 @@ func (c newControl) refused(err error) {
 	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
-func (c newControl) run(who Caller, _ any, lines [][]byte) ([]byte, error) {
+func (c newControl) run(x *Txn, _ any, lines *spill) ([]byte, error) {
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
+	who := x.caller
 	var plans []newSession
 	taken := map[string]bool{}
-	for i, l := range lines {
+	err := lines.each(func(i int, l []byte) error {
 		p, err := c.plan(who, l, taken)
 		if err != nil {
-			return nil, lineError("new", i+1, err)
+			return lineError("new", i+1, err)
 		}
 		plans = append(plans, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c.v.create(who, plans)
 }

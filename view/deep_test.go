@@ -24,12 +24,30 @@ func deepStore(t testing.TB) sessionControl[*tree.PreparedLine] {
 	return appendControl(sessionRef{v, "p", "s"})
 }
 
+// runLines carries out lines through c as a transaction's commit does,
+// after checks that returned state (nil: none).
+func runLines(c sessionControl[*tree.PreparedLine], state any, lines ...[]byte) error {
+	x := &Txn{v: c.s.v}
+	sp := x.newSpill()
+	defer sp.close()
+	for _, l := range lines {
+		sp.Add(l)
+	}
+	_, err := c.run(x, state, sp)
+	return err
+}
+
+// checkLines checks lines through c as a transaction's write does.
+func checkLines(c sessionControl[*tree.PreparedLine], lines ...[]byte) (any, error) {
+	return c.check(&Txn{v: c.s.v}, nil, 0, lines)
+}
+
 func benchDeep(b *testing.B, depth int) {
 	c := deepStore(b)
 	line := deepLine(depth)
 	b.SetBytes(int64(len(line)))
 	for i := 0; i < b.N; i++ {
-		if _, err := c.run(Caller{}, nil, [][]byte{line}); err != nil {
+		if err := runLines(c, nil, line); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,22 +57,22 @@ func BenchmarkAppendDeep10k(b *testing.B)  { benchDeep(b, 10_000) }
 func BenchmarkAppendDeep100k(b *testing.B) { benchDeep(b, 100_000) }
 
 // TestAppendDeep: append takes a message nested 100k deep, as arrays and
-// as objects, alone and as a transaction (checked as written, built again
-// at commit from the line as prepared then), and the session reads it
-// back whole.
+// as objects, alone and as a transaction (checked as written, its entry
+// appended at commit as the check built it), and the session reads it back
+// whole.
 func TestAppendDeep(t *testing.T) {
 	const depth = 100_000
 	c := deepStore(t)
 	objects := []byte(`{"role":"user","content":[{"type":"text","text":"deep","x":` + strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth) + `}]}`)
 	for _, line := range [][]byte{deepLine(depth), objects} {
-		if _, err := c.run(Caller{}, nil, [][]byte{line}); err != nil {
+		if err := runLines(c, nil, line); err != nil {
 			t.Fatal(err)
 		}
-		state, err := c.check(Caller{}, nil, 0, [][]byte{line})
+		state, err := checkLines(c, line)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.run(Caller{}, state, [][]byte{line}); err != nil {
+		if err := runLines(c, state, line); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -33,6 +33,9 @@ type store struct {
 	uses  atomic.Int64 // calls that took a parsed session (see Stats)
 	// treeCounts counts the sizes of the /tree views counted (see Stats).
 	treeCounts atomic.Int64
+	// parentSteps counts the parent links the sessions' trees followed
+	// (see Stats).
+	parentSteps atomic.Int64
 
 	// onParse is told the size of each session file parsed.
 	onParse func(size int64)
@@ -291,6 +294,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		}
 		st.opened.Add(1)
 		s.log, s.tree, prev = l, tree.New(l), nil
+		s.tree.CountSteps(&st.parentSteps)
 	} else {
 		n, size := len(s.log.Entries), s.log.Size()
 		reset, err := s.log.Refresh()
@@ -305,6 +309,7 @@ func (st *store) refresh(s *session, f *sessions.File) error {
 		switch {
 		case reset || len(s.log.Entries) < n:
 			s.tree = tree.New(s.log)
+			s.tree.CountSteps(&st.parentSteps)
 		case s.log.Size() == size:
 			// Only the metadata changed: the renderings hold, but for
 			// info.json, which shows the file's mtime. A version taken

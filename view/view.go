@@ -48,6 +48,12 @@ type Options struct {
 	// Home is the user's home directory, which pi's /tree writes as "~"
 	// in the paths of tool calls (tree.txt); "" for none.
 	Home string
+	// TxnBytes bounds a transaction: what is written through one open
+	// control, and the entries it makes (0: 256 MiB, see maxTxn).
+	TxnBytes int64
+	// SpillDir is where a transaction past 1 MiB is kept, in a file
+	// that has no name ("": os.TempDir()).
+	SpillDir string
 }
 
 // View is what a mount of one store shows.
@@ -70,6 +76,8 @@ type View struct {
 	// out (see Stats).
 	sights  sights
 	sighted atomic.Int64
+	// txnPeak is the most one transaction held in memory (see Stats).
+	txnPeak atomic.Int64
 }
 
 // New makes the view of a mount of o.SessionsDir.
@@ -123,6 +131,24 @@ type Stats struct {
 	// TreeCounts is how many times the sizes of a session's six /tree
 	// views (tree*.txt, prompts.txt) were counted, all six at once.
 	TreeCounts int64
+	// TxnHeld is the most one transaction held in memory at once: its
+	// unfinished line, and its lines and entries not in a temporary file
+	// (see spill).
+	TxnHeld int64
+	// ParentSteps is the parent links followed up the sessions' trees
+	// (paths to the root, ancestors, /tree's active path): what a lookup
+	// costs in a deep tree, counted (see tree.Stats).
+	ParentSteps int64
+}
+
+// txnHeld records that a transaction holds n bytes in memory.
+func (v *View) txnHeld(n int64) {
+	for {
+		p := v.txnPeak.Load()
+		if n <= p || v.txnPeak.CompareAndSwap(p, n) {
+			return
+		}
+	}
 }
 
 // Stats returns the view's counts.
@@ -142,5 +168,7 @@ func (v *View) Stats() Stats {
 		AheadGaveUp: v.ahead.gaveUp.Load(),
 		Sights:      v.sighted.Load(),
 		TreeCounts:  v.st.treeCounts.Load(),
+		ParentSteps: v.st.parentSteps.Load(),
+		TxnHeld:     v.txnPeak.Load(),
 	}
 }

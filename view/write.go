@@ -37,14 +37,40 @@ import (
 // that close, fsync or read. A refusal's reason goes to the caller as an
 // errno, to the session's errors file and to the log. A transaction is
 // bounded (maxTxn): past it, EFBIG.
+//
+// Memory stays bounded whatever is written: a transaction's lines, and the
+// entries its checks build from them, are kept in spills (see spill.go),
+// which go to an unlinked temporary file past 1 MiB; a session control
+// keeps of its lines only the ids of their entries. At commit, a batch built
+// against the very version of the session the file still is goes out as it
+// is, from its spill (a file mapped, not copied), in one write(2); one
+// built against an older version is built again from the lines read back,
+// prepared again under the session's lock.
 
 // maxLine bounds the line an open control buffers (a message may carry
 // images, so it is generous).
 const maxLine = 64 << 20
 
-// maxTxn bounds what one open file's transaction holds, lines and the
-// entries checked from them: 256 MiB.
+// maxTxn bounds what one open file's transaction holds: the lines written
+// to it, and the entries a session control builds from them, 256 MiB each
+// (Options.TxnBytes for another bound).
 const maxTxn = 256 << 20
+
+// txnBytes is the bound of a transaction (see maxTxn).
+func (v *View) txnBytes() int64 {
+	if v.opts.TxnBytes > 0 {
+		return v.opts.TxnBytes
+	}
+	return maxTxn
+}
+
+// sizeMiB says a bound in MiB, or in bytes when it is not a whole MiB.
+func sizeMiB(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // control is what a writable file does with the lines written to it.
 type control interface {
@@ -53,14 +79,15 @@ type control interface {
 	// check checks lines, the next complete lines of a transaction, after
 	// those checked before, without carrying anything out. state is what
 	// the previous check of the transaction returned (nil at first), and
-	// first the number of lines before these (for messages).
-	check(c Caller, state any, first int, lines [][]byte) (any, error)
+	// first the number of lines before these (for messages). x is the
+	// transaction: its caller, and where its spills go.
+	check(x *Txn, state any, first int, lines [][]byte) (any, error)
 	// run carries out a whole transaction, all or none, checking it again
 	// against the store as it is now; state is what the transaction's
 	// last check returned (nil when it was not checked), from which it may
 	// take what does not depend on the store. It returns what reading the
 	// same open file gives afterwards (nil: the file's own content).
-	run(c Caller, state any, lines [][]byte) (reply []byte, err error)
+	run(x *Txn, state any, lines *spill) (reply []byte, err error)
 	// refused records why a write was refused.
 	refused(err error)
 }
@@ -73,10 +100,11 @@ type Txn struct {
 	caller Caller
 
 	mu      sync.Mutex
-	pending []byte   // the start of a line whose newline has not come yet
-	txn     [][]byte // the transaction's complete lines, checked
-	state   any      // what the last check returned
-	size    int      // bytes written in this transaction
+	pending []byte // the start of a line whose newline has not come yet
+	lines   *spill // the transaction's complete lines, checked (nil: none)
+	state   any    // what the last check returned
+	size    int64  // bytes written in this transaction
+	held    held   // what the transaction's spills hold in memory
 	// failed is why the transaction was refused: every later write of
 	// this open file is refused too. laterSaid tells that one of those
 	// was recorded already (one is enough in errors).
@@ -107,7 +135,24 @@ func (v *View) Write(f File, c Caller) (*Txn, error) {
 			return nil, err
 		}
 	}
-	return &Txn{v: v, f: f, ctl: ctl, caller: c}, nil
+	t := &Txn{v: v, f: f, ctl: ctl, caller: c}
+	t.held.peak = func(n int64) { v.txnHeld(n + int64(cap(t.pending))) }
+	return t, nil
+}
+
+// newSpill starts a spill of this transaction.
+func (t *Txn) newSpill() *spill { return newSpill(t.v.opts.SpillDir, &t.held) }
+
+// stateCloser is a check's state that holds a spill.
+type stateCloser interface{ close() }
+
+// drop gives back what the transaction holds: its lines and its state.
+func (t *Txn) drop() {
+	t.lines.close()
+	if c, ok := t.state.(stateCloser); ok {
+		c.close()
+	}
+	t.lines, t.state = nil, nil
 }
 
 // Write checks the complete lines of data, with what came before them, as
@@ -119,17 +164,18 @@ func (t *Txn) Write(data []byte) (int, error) {
 	if t.failed != nil {
 		return 0, t.refuseLater()
 	}
-	if t.size+len(data) > maxTxn {
-		return 0, t.fail(refuse(ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %d MiB; write in several opens", t.ctl.name(), maxTxn>>20))
+	if limit := t.v.txnBytes(); t.size+int64(len(data)) > limit {
+		return 0, t.fail(refuse(ErrTooLong, "%s: a transaction (everything written through one open file before it is closed, synced or read) is bounded to %s; write in several opens", t.ctl.name(), sizeMiB(limit)))
 	}
 	end := bytes.LastIndexByte(data, '\n')
 	rest := data[end+1:]
 	if len(rest) > maxLine || (end < 0 && len(t.pending)+len(data) > maxLine) {
 		return 0, t.fail(refuse(ErrTooLong, "%s: a line is longer than %d MiB; write shorter lines", t.ctl.name(), maxLine>>20))
 	}
-	t.size += len(data)
+	t.size += int64(len(data))
 	if end < 0 {
 		t.pending = append(t.pending, data...)
+		t.held.add(0)
 		return len(data), nil
 	}
 	batch := append(t.pending, data[:end]...)
@@ -143,12 +189,20 @@ func (t *Txn) Write(data []byte) (int, error) {
 
 // add checks lines and adds them to the transaction.
 func (t *Txn) add(lines [][]byte) error {
-	state, err := t.ctl.check(t.caller, t.state, len(t.txn), lines)
+	if t.lines == nil {
+		t.lines = t.newSpill()
+	}
+	state, err := t.ctl.check(t, t.state, t.lines.Len(), lines)
+	t.state = state
 	if err != nil {
 		return t.fail(err)
 	}
-	t.state = state
-	t.txn = append(t.txn, lines...)
+	for _, l := range lines {
+		t.lines.Add(l)
+	}
+	if err := t.lines.Err(); err != nil {
+		return t.fail(err)
+	}
 	return nil
 }
 
@@ -181,12 +235,12 @@ func (t *Txn) commit() error {
 	if t.failed != nil {
 		return t.failed
 	}
-	if len(t.txn) == 0 {
+	if t.lines == nil || t.lines.Len() == 0 {
 		return nil
 	}
-	lines, state := t.txn, t.state
-	t.txn, t.state, t.size = nil, nil, len(t.pending)
-	reply, err := t.ctl.run(t.caller, state, lines)
+	reply, err := t.ctl.run(t, t.state, t.lines)
+	t.drop()
+	t.size = int64(len(t.pending))
 	if err != nil {
 		return t.fail(err)
 	}
@@ -198,10 +252,20 @@ func (t *Txn) commit() error {
 // fail discards the transaction, refuses the rest of this open file and
 // records why.
 func (t *Txn) fail(err error) error {
-	t.txn, t.state, t.pending = nil, nil, nil
+	t.drop()
+	t.pending = nil
 	t.failed = err
 	t.ctl.refused(fmt.Errorf("%w; nothing of this transaction was written (it is everything written through the open file since it was opened or last closed, synced or read)", err))
 	return err
+}
+
+// Close ends the open file: what its transaction still holds (after a
+// refusal, or when no close committed it) is given back.
+func (t *Txn) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.drop()
+	t.pending = nil
 }
 
 // refuseLater refuses a write after the transaction was refused.
@@ -279,26 +343,42 @@ func (s sessionRef) refused(err error) {
 }
 
 // change builds entries against the session's current state and appends
-// them to its file in one write. A version 1 or 2 file is migrated first,
-// only if it is unchanged since it was read: on a change it is read again
-// and the batch built again, once. A batch that build refuses changes
-// nothing, not even the version.
+// them to its file in one write (see appendBatch).
 func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error {
+	return s.appendBatch(func(ss *session) ([]byte, func(), error) {
+		b := ss.tree.NewBuilder()
+		if err := build(ss, b); err != nil || len(b.Lines) == 0 {
+			return nil, nil, err
+		}
+		batch := []byte{'\n'}
+		for _, l := range b.Lines {
+			batch = append(append(batch, l...), '\n')
+		}
+		return batch, func() {}, nil
+	})
+}
+
+// appendBatch appends to the session's file the batch build makes against
+// its current state (a newline, then whole lines, as
+// sessions.AppendBatch takes it; nil for none), in one write; done is
+// called once the batch was written or given up. A version 1 or 2 file is
+// migrated first, only if it is unchanged since it was read: on a change
+// it is read again and the batch built again, once. A batch that build
+// refuses changes nothing, not even the version.
+func (s sessionRef) appendBatch(build func(ss *session) (batch []byte, done func(), err error)) error {
 	if s.v.opts.ReadOnly {
 		return ErrReadOnly
 	}
 	return s.v.st.withFreshSession(s.project, s.name, func(ss *session) error {
 		for retried := false; ; retried = true {
-			b := ss.tree.NewBuilder()
-			if err := build(ss, b); err != nil {
+			batch, done, err := build(ss)
+			if err != nil || batch == nil {
 				return err
-			}
-			if len(b.Lines) == 0 {
-				return nil
 			}
 			if ss.log.Migrated {
 				err := sessions.MigrateFile(ss.log)
 				if errors.Is(err, sessions.ErrChanged) {
+					done()
 					if retried {
 						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
 					}
@@ -308,11 +388,14 @@ func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error
 					continue
 				}
 				if err != nil {
+					done()
 					return err
 				}
 				s.v.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion))
 			}
-			if err := sessions.Append(ss.path, b.Lines...); err != nil {
+			err = sessions.AppendBatch(ss.path, batch)
+			done()
+			if err != nil {
 				return err
 			}
 			// The writer reads its own write at once: the views are
@@ -339,69 +422,117 @@ type sessionControl[P any] struct {
 }
 
 var (
-	_ control = sessionControl[*tree.PreparedLine]{}
-	_ control = forkControl{}
-	_ control = newControl{}
+	_ control     = sessionControl[*tree.PreparedLine]{}
+	_ stateCloser = (*sessionTxn)(nil)
+	_ control     = forkControl{}
+	_ control     = newControl{}
 )
 
 // sessionTxn is what a session control's check keeps of a transaction:
-// its lines as prepared, for run, and the batch they built, for checking
-// the next lines.
-type sessionTxn[P any] struct {
-	prepared []P
-	b        *tree.Builder
+// the batch its lines built, for checking the next lines, and the entries
+// of that batch, for run when the session is still as they were built
+// against.
+type sessionTxn struct {
+	b   *tree.Builder
+	out *spill
+	// version is the version of the session file every line was built
+	// against; nil once a check found another.
+	version *sessions.File
 }
 
-// run builds the transaction's lines again against the session as it is
-// now and appends them. The lines check prepared are used as they are.
-func (c sessionControl[P]) run(_ Caller, state any, lines [][]byte) ([]byte, error) {
-	var prepared []P
-	if txn, _ := state.(*sessionTxn[P]); txn != nil && len(txn.prepared) == len(lines) {
-		prepared = txn.prepared
-	} else {
-		var err error
-		if prepared, err = c.prepareAll(0, lines); err != nil {
-			return nil, err
+func (x *sessionTxn) close() { x.out.close() }
+
+// run appends the transaction's entries: those its checks built when the
+// session is still the version they were built against, else built again,
+// from the lines read back and prepared again, against the session as it
+// is now.
+func (c sessionControl[P]) run(x *Txn, state any, lines *spill) ([]byte, error) {
+	txn, _ := state.(*sessionTxn)
+	return nil, c.s.appendBatch(func(ss *session) ([]byte, func(), error) {
+		out, own := (*spill)(nil), false
+		if txn != nil && txn.version != nil && txn.version == ss.file && txn.b.Len() > 0 {
+			out = txn.out
+		} else {
+			out, own = x.newSpill(), true
+			b := ss.tree.NewBuilder()
+			b.Out = out
+			err := lines.each(func(i int, l []byte) error {
+				p, err := c.prepare(l)
+				if err != nil {
+					return lineError(c.ctl, i+1, err)
+				}
+				if err := c.add(ss, b, p); err != nil {
+					return lineError(c.ctl, i+1, err)
+				}
+				return c.bounded(x, out)
+			})
+			if err != nil || b.Len() == 0 {
+				out.close()
+				return nil, nil, err
+			}
 		}
-	}
-	return nil, c.s.change(func(ss *session, b *tree.Builder) error {
-		return c.build(ss, b, 0, prepared)
+		batch, done, err := out.batch()
+		if err != nil {
+			if own {
+				out.close()
+			}
+			return nil, nil, err
+		}
+		if own {
+			unmap := done
+			done = func() { unmap(); out.close() }
+		}
+		return batch, done, nil
 	})
 }
 
-func (c sessionControl[P]) build(ss *session, b *tree.Builder, first int, prepared []P) error {
-	for i, p := range prepared {
-		if err := c.add(ss, b, p); err != nil {
-			return lineError(c.ctl, first+i+1, err)
-		}
+// bounded refuses a batch whose entries pass the transaction's bound, and
+// one whose spill failed.
+func (c sessionControl[P]) bounded(x *Txn, out *spill) error {
+	if err := out.Err(); err != nil {
+		return err
+	}
+	if limit := x.v.txnBytes(); out.size > limit {
+		return refuse(ErrTooLong, "%s: the entries a transaction (everything written through one open file before it is closed, synced or read) makes are bounded to %s; write in several opens", c.ctl, sizeMiB(limit))
 	}
 	return nil
 }
 
-// check prepares lines and builds them on the batch of the earlier ones,
-// against the session as it is now; it keeps both for the next check and
-// for run, which builds them all again.
-func (c sessionControl[P]) check(_ Caller, state any, first int, lines [][]byte) (any, error) {
+// check prepares lines, the session unlocked, and builds them on the batch
+// of the earlier ones, against the session as it is now.
+func (c sessionControl[P]) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
 	if c.s.v.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return state, ErrReadOnly
 	}
 	prepared, err := c.prepareAll(first, lines)
 	if err != nil {
-		return nil, err
+		return state, err
 	}
-	txn, _ := state.(*sessionTxn[P])
+	txn, _ := state.(*sessionTxn)
 	if txn == nil {
-		txn = &sessionTxn[P]{}
+		txn = &sessionTxn{out: x.newSpill()}
 	}
 	err = c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		if txn.b == nil {
 			txn.b = ss.tree.NewBuilder()
+			txn.b.Out = txn.out
+			txn.version = ss.file
 		} else {
 			txn.b.Rebase(ss.tree)
+			if txn.version != ss.file {
+				txn.version = nil
+			}
 		}
-		return c.build(ss, txn.b, first, prepared)
+		for i, p := range prepared {
+			if err := c.add(ss, txn.b, p); err != nil {
+				return lineError(c.ctl, first+i+1, err)
+			}
+		}
+		return nil
 	})
-	txn.prepared = append(txn.prepared, prepared...)
+	if err == nil {
+		err = c.bounded(x, txn.out)
+	}
 	return txn, err
 }
 
@@ -425,7 +556,8 @@ func (c sessionControl[P]) name() string { return c.ctl }
 
 // check plans the fork lines, after the transaction's earlier ones (the
 // session ids they take), creating nothing.
-func (c forkControl) check(who Caller, state any, first int, lines [][]byte) (any, error) {
+func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
+	who := x.caller
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -446,7 +578,8 @@ func (c forkControl) check(who Caller, state any, first int, lines [][]byte) (an
 
 // check plans the new lines, after the transaction's earlier ones,
 // creating nothing.
-func (c newControl) check(who Caller, state any, first int, lines [][]byte) (any, error) {
+func (c newControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
+	who := x.caller
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}

@@ -27,7 +27,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 	b.SetBytes(int64(len(bytes.Join(batch, []byte{'\n'}))))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.run(Caller{}, nil, batch); err != nil {
+		if err := runLines(c, nil, batch...); err != nil {
 			b.Fatal(err)
 		}
 	}
