@@ -76,10 +76,21 @@ func (s *spill) Add(line []byte) {
 		}
 	}
 	if _, err := s.w.Write(line); err != nil {
-		s.err = err
+		s.err = s.failed(err)
 		return
 	}
-	s.err = s.w.WriteByte('\n')
+	if err := s.w.WriteByte('\n'); err != nil {
+		s.err = s.failed(err)
+	}
+}
+
+// failed says what a write to the temporary file met, and what to do.
+func (s *spill) failed(err error) error {
+	dir := s.dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return fmt.Errorf("a transaction past %d MiB is kept in a temporary file in %s, whose write failed (%w): set TMPDIR to a folder with room, or write less at once", spillAt>>20, dir, err)
 }
 
 // open moves the lines held in memory to a new unlinked file.
@@ -95,7 +106,7 @@ func (s *spill) open() error {
 	s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
 	s.held.add(64 << 10)
 	if _, err := s.w.Write(s.mem); err != nil {
-		return err
+		return s.failed(err)
 	}
 	s.held.add(-int64(cap(s.mem)))
 	s.mem = nil
