@@ -116,14 +116,14 @@ func (s *spill) open() error {
 // tempFile makes a file in dir that has no name: O_TMPFILE where the file
 // system has it, else a file removed at once.
 func tempFile(dir string) (*os.File, error) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	f, err := openUnnamed(dir)
 	if err == nil {
-		return os.NewFile(uintptr(fd), dir+"/(transaction)"), nil
+		return f, nil
 	}
 	if !errors.Is(err, syscall.EOPNOTSUPP) && !errors.Is(err, syscall.EISDIR) && !errors.Is(err, syscall.EINVAL) {
 		return nil, fmt.Errorf("a transaction past %d MiB is kept in a temporary file in %s: %w", spillAt>>20, dir, err)
 	}
-	f, err := os.CreateTemp(dir, "pifs-transaction-")
+	f, err = os.CreateTemp(dir, "pifs-transaction-")
 	if err != nil {
 		return nil, fmt.Errorf("a transaction past %d MiB is kept in a temporary file in %s: %w", spillAt>>20, dir, err)
 	}
