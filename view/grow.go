@@ -42,16 +42,25 @@ func PerEntry(name string) bool {
 // named tells whether the session's by-name/ link kept its name, and link
 // is that name ("" when unnamed): known when the session is held parsed
 // and no entry added names it, else from the versions' names (grownName).
-func (v *View) grownNotices(c sessions.Change) (out []Notice, link string, named bool) {
+//
+// times tells that only the file's times moved (its bytes are those the
+// session holds): a write caught half-way, its mtime set before its size.
+// Then info.json alone of the session's views changed.
+func (v *View) grownNotices(c sessions.Change) (out []Notice, link string, named, times bool) {
 	p, s := c.Project, c.Name
 	add := func(do Action, path ...string) { out = append(out, Notice{path, do}) }
-	how := v.st.grown(p, s, c.Old, func(t *tree.Tree, added []*sessions.Entry) {
+	how := v.st.grown(p, s, c.Old, c.New, func(t *tree.Tree, added []*sessions.Entry) {
 		named = true
 		if name := t.Name(); name != "" {
 			link = names.Encode(name)
 		}
 		if len(added) == 0 && c.New.Sig == c.Old.Sig {
 			return // looked at again, the same bytes
+		}
+		if len(added) == 0 && c.New.Sig.Size == c.Old.Sig.Size {
+			times = true
+			add(Refresh, p, s, infoName)
+			return
 		}
 		add(Grew, p, s)
 		for _, e := range added {
@@ -83,7 +92,7 @@ func (v *View) grownNotices(c sessions.Change) (out []Notice, link string, named
 	if how != appended || !named {
 		link, named = grownName(c)
 	}
-	return out, link, named
+	return out, link, named, times && how == appended
 }
 
 // grownName is the by-name/ link of a session that grew under the name it
@@ -118,10 +127,11 @@ const (
 )
 
 // grown brings a session held parsed up to date with its file (as the
-// next read would) and, when it only grew since the version old, calls fn
-// with its tree and the entries added since. A session not held parsed is
-// not parsed for this (unknown).
-func (st *store) grown(project, name string, old *sessions.File, fn func(t *tree.Tree, added []*sessions.Entry)) growth {
+// next read would) and, when it only grew from the version old to the
+// version cur, calls fn with its tree and the entries added between them:
+// those the session read past cur (its file grew again since) are the next
+// change's. A session not held parsed is not parsed for this (unknown).
+func (st *store) grown(project, name string, old, cur *sessions.File, fn func(t *tree.Tree, added []*sessions.Entry)) growth {
 	f, err := st.meta(project, name)
 	if err != nil {
 		return unknown
@@ -143,7 +153,8 @@ func (st *store) grown(project, name string, old *sessions.File, fn func(t *tree
 	if how == appended {
 		all := s.log.Entries
 		i := sort.Search(len(all), func(i int) bool { return all[i].Offset >= old.Sig.Size })
-		fn(s.tree, all[i:])
+		j := i + sort.Search(len(all)-i, func(j int) bool { return all[i+j].Offset >= cur.Sig.Size })
+		fn(s.tree, all[i:j])
 	}
 	return how
 }

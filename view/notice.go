@@ -95,7 +95,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 		case c.Old == nil || !c.New.Sig.Grew(c.Old.Sig):
 			add(Reset, c.Project, c.Name)
 		default:
-			grown, link, named := v.grownNotices(c)
+			grown, link, named, times := v.grownNotices(c)
 			if len(grown) == 0 && c.New.Sig == c.Old.Sig {
 				// A racy file looked at again, its bytes the same as
 				// the session held parsed: nothing changed (a write
@@ -103,6 +103,15 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 				continue
 			}
 			out = append(out, grown...)
+			if times {
+				// Only its times moved: info.json shows them, and
+				// active/ and latest date sessions by them.
+				for _, p := range [][]string{{c.Project}, nil} {
+					add(Refresh, append(p[:len(p):len(p)], activeName)...)
+					add(ForgetHeld, append(p[:len(p):len(p)], latestName)...)
+				}
+				continue
+			}
 			if !named {
 				wholeByName[c.Project] = true
 			} else if link != "" {

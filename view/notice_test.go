@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // noticeStore is a view of one named session of a project, held parsed.
@@ -94,5 +95,32 @@ func TestNoticesOfAnAppend(t *testing.T) {
 	got = noticeStrings(v.Notices(v.Index().Look(file)))
 	if want := fmt.Sprintf("%d %s/%s/another", Refresh, project, byNameName); !slices.Contains(got, want) || slices.Contains(got, whole) {
 		t.Errorf("notices %q after an append to the renamed session: want %q and not %q", got, want, whole)
+	}
+
+	// A write caught half-way, its mtime set before its size: the index
+	// takes a version of the old size with new times, and the session,
+	// brought up to date, reads the whole line. That change tells of
+	// info.json, active/ and latest alone; the next, of the entry.
+	readFile(t, v, project, 0, contextName)
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	half := v.Index().Update(file)
+	appendLine(t, file, msg(4))
+	got = noticeStrings(v.Notices(half))
+	want := []string{
+		fmt.Sprintf("%d %s/s000/%s", Refresh, project, infoName),
+		fmt.Sprintf("%d %s/%s", Refresh, project, activeName),
+		fmt.Sprintf("%d %s/%s", ForgetHeld, project, latestName),
+		fmt.Sprintf("%d %s", Refresh, activeName),
+		fmt.Sprintf("%d %s", ForgetHeld, latestName),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("notices of a change of times alone:\n got %q\nwant %q", got, want)
+	}
+	got = noticeStrings(v.Notices(v.Index().Update(file)))
+	if entry := fmt.Sprintf("%d %s/s000/%s/ap000004.json", Forget, project, entriesName); !slices.Contains(got, entry) {
+		t.Errorf("notices %q of the rest of the write: want %q", got, entry)
 	}
 }
