@@ -46,9 +46,11 @@ func TestSessionsDirAsPiChoosesIt(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("pifs: %d %s", code, out)
 			}
+			// Read once: pifs removes its pid file as it stops.
+			pid := readPid(t, pidFile)
 			defer func() {
-				syscall.Kill(readPid(t, pidFile), syscall.SIGTERM)
-				waitGone(t, readPid(t, pidFile))
+				syscall.Kill(pid, syscall.SIGTERM)
+				waitGone(t, pid)
 			}()
 			if !strings.Contains(out, "mounted "+store) || !strings.Contains(out, c.reason) || !strings.Contains(out, "flat") {
 				t.Errorf("start-up line %q does not say %q and flat", out, c.reason)
