@@ -224,13 +224,7 @@ func TestEventsSessionManager(t *testing.T) {
 			}
 			sessions++
 			gs := got[path]
-			var wantIDs, gotIDs []string
-			for _, w := range ws {
-				wantIDs = append(wantIDs, w["id"].(string))
-			}
-			for _, g := range gs {
-				gotIDs = append(gotIDs, g["id"].(string))
-			}
+			wantIDs, gotIDs := eventIDs(ws), eventIDs(gs)
 			if strings.Join(gotIDs, " ") != strings.Join(wantIDs, " ") {
 				t.Errorf("%s: %s:\ngot  %v\nwant %v", name, path, gotIDs, wantIDs)
 				continue
@@ -440,4 +434,13 @@ func TestActive(t *testing.T) {
 	if target != "../"+fixProject+"/"+fixSession {
 		t.Errorf("link %q", target)
 	}
+}
+
+// eventIDs are the ids of event lines, in order.
+func eventIDs(lines []map[string]any) []string {
+	var ids []string
+	for _, l := range lines {
+		ids = append(ids, l["id"].(string))
+	}
+	return ids
 }

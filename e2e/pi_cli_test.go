@@ -346,13 +346,7 @@ func TestPiCLIEvents(t *testing.T) {
 		}
 		for _, p := range paths {
 			ws, gs := want[p], got[p]
-			var wantIDs, gotIDs []string
-			for _, w := range ws {
-				wantIDs = append(wantIDs, w["id"].(string))
-			}
-			for _, g := range gs {
-				gotIDs = append(gotIDs, g["id"].(string))
-			}
+			wantIDs, gotIDs := eventIDs(ws), eventIDs(gs)
 			if strings.Join(gotIDs, " ") != strings.Join(wantIDs, " ") {
 				t.Errorf("%s: %s:\ngot  %v\nwant %v", name, p, gotIDs, wantIDs)
 				continue
