@@ -13,6 +13,9 @@
 #        bench/memory.sh many [N] [IDLE]       N sessions of 7 lines in 100
 #                                              projects (default 100000);
 #                                              find -maxdepth 3
+#        bench/memory.sh entries [N] [IDLE]    one session of N short entries
+#                                              (default 2000000, 320 MB);
+#                                              ls entries/
 # Stores are kept in $WORK (default /tmp/pifs-memory) between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,8 +88,28 @@ PY
 	fi
 	cmd='find "$0" -maxdepth 3 | wc -l'
 	;;
+entries)
+	n=${2:-2000000}
+	store=$work/entries-$n
+	if [ ! -d "$store" ]; then
+		mkdir -p "$store/--w--"
+		python3 - "$store/--w--/2026-01-01T00-00-00-000Z_0190a000-0000-7000-8000-000000000002.jsonl" "$n" <<'PY'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    f.write('{"type":"session","version":3,"id":"0190a000-0000-7000-8000-000000000002","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n')
+    parent = "null"
+    for i in range(n):
+        eid = f"{i:08x}"
+        f.write(f'{{"type":"message","id":"{eid}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z",'
+                f'"message":{{"role":"user","content":"message number {i} of the session","timestamp":1767225601000}}}}\n')
+        parent = f'"{eid}"'
+PY
+	fi
+	cmd='ls "$0"/--w--/*/entries | wc -l'
+	;;
 *)
-	echo "memory.sh: unknown shape $shape (line or many)" >&2
+	echo "memory.sh: unknown shape $shape (line, many or entries)" >&2
 	exit 2
 	;;
 esac

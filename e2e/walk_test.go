@@ -152,6 +152,42 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 	})
 }
 
+// TestManyNamesListedAlone: a folder of more names than the budget can
+// hold nodes for (an 8 MiB cache holds about 6,000; entries/ of a session
+// of 10,000) is listed by name alone, so `ls` of it leaves the kernel
+// holding no node per name; `ls -l` then looks the names up and shows
+// exact sizes.
+func TestManyNamesListedAlone(t *testing.T) {
+	const entries = 10000
+	store := genProject(t, "big", 1, entries, 40)
+	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: 8 << 20})
+	dirs, err := filepath.Glob(filepath.Join(mnt, "--home-user-big--", "2025-*", "entries"))
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("entries/ folders: %v (%v)", dirs, err)
+	}
+	before := m.Stats().Nodes
+	if got := len(lines(run(t, dirs[0], "ls", "-f"))); got != entries+2 {
+		t.Fatalf("ls -f entries/ gave %d names, want %d", got, entries+2)
+	}
+	if held := m.Stats().Nodes - before; held > 10 {
+		t.Errorf("ls of %d entries made the kernel hold %d more nodes, want none", entries, held)
+	}
+	out := run(t, dirs[0], "ls", "-l")
+	if got := len(lines(out)); got != entries+1 { // and "total"
+		t.Fatalf("ls -l entries/ gave %d lines, want %d", got, entries+1)
+	}
+	files, err := os.ReadDir(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files[:20] {
+		p := filepath.Join(dirs[0], f.Name())
+		if size, data := statRead(t, p); size != int64(len(data)) || size == 0 {
+			t.Fatalf("%s: size %d, content %d bytes", p, size, len(data))
+		}
+	}
+}
+
 // TestWalkListsNamesAlone: a walk over the entry folders of many sessions
 // that stats none of their files (find) gets their names alone after the
 // first few sessions, so the kernel makes no inode for them. Such a

@@ -165,10 +165,11 @@ type dirHandle struct {
 	kids   []view.Child
 	listed bool
 	// alone: the listing gives files by name alone (see
-	// view.ListsAlone); withheld: it did give one so.
-	alone, withheld bool
-	pos             int
-	ends            int // reads that found the end
+	// view.ListsAlone); many: it gives every name alone (see
+	// view.ManyNames); withheld: it did give one so.
+	alone, many, withheld bool
+	pos                   int
+	ends                  int // reads that found the end
 	// gen is the store's count of changes when the listing was made.
 	gen uint64
 	// scope and owner are the owner of the folder's scope, once found:
@@ -197,6 +198,7 @@ func (h *dirHandle) list() syscall.Errno {
 	}
 	h.entries, h.kids, h.listed = entries, kids, true
 	h.alone = h.d.r.v.ListsAlone(h.d.f)
+	h.many = h.d.r.v.ManyNames(len(kids))
 	h.d.alone.Store(h.alone)
 	return 0
 }
@@ -323,10 +325,16 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (view.Child, view.No
 }
 
 // withhold tells whether c, a name of the listing, goes to the kernel
-// without attributes because a walk is listing (see view.ListsAlone).
+// without attributes: because the folder has more names than the budget
+// holds nodes for (see view.ManyNames), or because a walk is listing (see
+// view.ListsAlone).
 func (h *dirHandle) withhold(c view.Child) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.many {
+		h.withheld = true
+		return true
+	}
 	if !h.alone || c.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return false
 	}
