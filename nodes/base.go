@@ -157,11 +157,12 @@ func (d *dir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, u
 
 // dirHandle is an open folder: its entries as listed at the first read.
 type dirHandle struct {
-	d       *dir
-	caller  view.Caller // who opened it
-	mu      sync.Mutex
-	entries []fuse.DirEntry
-	// kids are the children behind entries[2:], in the same order.
+	d      *dir
+	caller view.Caller // who opened it
+	mu     sync.Mutex
+	// dots and kids are the listing: "." and "..", then the children
+	// sorted by name (see entry).
+	dots   [2]fuse.DirEntry
 	kids   []view.Child
 	listed bool
 	// alone: the listing gives files by name alone (see
@@ -192,11 +193,11 @@ func (h *dirHandle) list() syscall.Errno {
 		return 0
 	}
 	h.gen = h.d.r.v.Changed()
-	entries, kids, errno := h.d.entries(h.caller)
-	if errno != 0 {
-		return errno
+	kids, err := h.d.r.v.ListFor(h.d.f, h.caller)
+	if err != nil {
+		return h.d.r.errno(err)
 	}
-	h.entries, h.kids, h.listed = entries, kids, true
+	h.dots, h.kids, h.listed = h.d.dots(), kids, true
 	h.alone = h.d.r.v.ListsAlone(h.d.f)
 	h.many = h.d.r.v.ManyNames(len(kids))
 	h.d.alone.Store(h.alone)
@@ -237,7 +238,7 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 	if errno := h.list(); errno != 0 {
 		return nil, errno
 	}
-	if h.pos >= len(h.entries) {
+	if h.pos >= len(h.kids)+2 {
 		// The end is met twice: while the last names are sent, and when
 		// the kernel asks for more and is told there is none, after it
 		// took in those names. Only then does it keep the listing.
@@ -251,7 +252,7 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 		}
 		return nil, 0
 	}
-	de := h.entries[h.pos]
+	de := h.entry(h.pos)
 	h.pos++
 	return &de, 0
 }
@@ -275,7 +276,7 @@ func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	if errno := h.list(); errno != 0 {
 		return errno
 	}
-	h.pos = int(min(off, uint64(len(h.entries))))
+	h.pos = int(min(off, uint64(len(h.kids)+2)))
 	return 0
 }
 
@@ -344,32 +345,41 @@ func (h *dirHandle) withhold(c view.Child) bool {
 }
 
 func (d *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	entries, _, errno := d.entries(caller(ctx))
-	if errno != 0 {
-		return nil, errno
+	kids, err := d.r.v.ListFor(d.f, caller(ctx))
+	if err != nil {
+		return nil, d.r.errno(err)
 	}
-	return fs.NewListDirStream(entries), 0
+	dots := d.dots()
+	out := make([]fuse.DirEntry, 0, len(kids)+2)
+	out = append(out, dots[:]...)
+	for _, c := range kids {
+		out = append(out, dirEntry(c))
+	}
+	return fs.NewListDirStream(out), 0
 }
 
-// entries is the listing: ".", "..", then the children sorted by name,
-// and the children behind it.
-func (d *dir) entries(c view.Caller) ([]fuse.DirEntry, []view.Child, syscall.Errno) {
-	kids, err := d.r.v.ListFor(d.f, c)
-	if err != nil {
-		return nil, nil, d.r.errno(err)
-	}
-	out := make([]fuse.DirEntry, 0, len(kids)+2)
-	// go-fuse leaves "." and ".." to the file system.
+// dots are the listing's "." and "..", which go-fuse leaves to the file
+// system.
+func (d *dir) dots() [2]fuse.DirEntry {
 	up := d.StableAttr().Ino
 	if _, p := d.Parent(); p != nil {
 		up = p.StableAttr().Ino
 	}
-	out = append(out, fuse.DirEntry{Name: ".", Mode: syscall.S_IFDIR, Ino: d.StableAttr().Ino},
-		fuse.DirEntry{Name: "..", Mode: syscall.S_IFDIR, Ino: up})
-	for _, c := range kids {
-		out = append(out, fuse.DirEntry{Name: c.Name, Mode: c.Mode, Ino: c.Ino})
+	return [2]fuse.DirEntry{{Name: ".", Mode: syscall.S_IFDIR, Ino: d.StableAttr().Ino},
+		{Name: "..", Mode: syscall.S_IFDIR, Ino: up}}
+}
+
+func dirEntry(c view.Child) fuse.DirEntry {
+	return fuse.DirEntry{Name: c.Name, Mode: c.Mode, Ino: c.Ino}
+}
+
+// entry is the listing's i-th name: ".", "..", then the children sorted
+// by name, made as it is read rather than kept beside the children.
+func (h *dirHandle) entry(i int) fuse.DirEntry {
+	if i < 2 {
+		return h.dots[i]
 	}
-	return out, kids, 0
+	return dirEntry(h.kids[i-2])
 }
 
 func (d *dir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
