@@ -106,7 +106,7 @@ with open(path, "w") as f:
         parent = f'"{eid}"'
 PY
 	fi
-	cmd='ls "$0"/--w--/*/entries | wc -l'
+	cmd='ls "$0"/--w--/2026-*/entries | wc -l'
 	;;
 *)
 	echo "memory.sh: unknown shape $shape (line, many or entries)" >&2

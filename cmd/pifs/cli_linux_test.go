@@ -257,3 +257,52 @@ func TestMemoryBound(t *testing.T) {
 		t.Errorf("idle once the big session is given up: %d MiB (%d MiB while it was held), want at most %d MiB", rss>>20, held>>20, (budget+fixed)>>20)
 	}
 }
+
+// TestMemoryBoundManyEntries: `ls entries/` of a session of 200,000 short
+// entries, more names than an 8 MiB budget holds nodes for, keeps the
+// mount within the documented bound: the budget, the session parsed (its
+// file and 500 bytes an entry), 200 bytes a name while the folder is
+// listed, and 64 MiB, at its peak; idle after it, the same without the
+// listing. The kernel is handed the names alone and holds no node for
+// them (with a node per name the mount peaks at 281 MiB and idles at 249).
+func TestMemoryBoundManyEntries(t *testing.T) {
+	bin := buildPifs(t)
+	store := filepath.Join(t.TempDir(), "store")
+	os.MkdirAll(filepath.Join(store, "--p--"), 0o755)
+	const n, budget, fixed, perEntry, perName = 200000, 8 << 20, 64 << 20, 500, 200
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"many","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}` + "\n")
+	parent := "null"
+	for i := range n {
+		id := fmt.Sprintf("%08x", i)
+		fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"message number %d of the session","timestamp":1704067201000}}`+"\n", id, parent, i)
+		parent = `"` + id + `"`
+	}
+	size := int64(b.Len())
+	os.WriteFile(filepath.Join(store, "--p--", "many.jsonl"), []byte(b.String()), 0o644)
+	mnt := emptyDir(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	if out, code := pifsStatus(t, bin, nil, "--daemon", "--cache-size", "8MiB", "--cache-dir", "none", "--pid-file", pidFile, "--log-file", filepath.Join(t.TempDir(), "log"), "--sessions-dir", store, mnt); code != 0 {
+		t.Fatalf("pifs --daemon: %d %s", code, out)
+	}
+	pid := readPid(t, pidFile)
+	defer func() { syscall.Kill(pid, syscall.SIGTERM); waitGone(t, pid) }()
+	out, err := exec.Command("sh", "-c", "ls "+filepath.Join(mnt, "--p--", "many", "entries")+" | wc -l").Output()
+	if err != nil || strings.TrimSpace(string(out)) != fmt.Sprint(n) {
+		t.Fatalf("ls entries/ | wc -l: %q, %v", out, err)
+	}
+	bound := budget + size + n*perEntry + fixed
+	if peak, listing := vm(t, pid, "VmHWM"), bound+n*perName; peak > listing {
+		t.Errorf("peak %d MiB listing %d entries of a %d MiB session at an 8 MiB budget, want at most %d MiB", peak>>20, n, size>>20, listing>>20)
+	}
+	var rss int64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if rss = vm(t, pid, "VmRSS"); rss <= bound {
+			break
+		}
+	}
+	if rss > bound {
+		t.Errorf("idle after ls entries/: %d MiB, want at most %d MiB", rss>>20, bound>>20)
+	}
+	t.Logf("%d entries, %d MiB session: peak %d MiB, then %d MiB, bound %d MiB", n, size>>20, vm(t, pid, "VmHWM")>>20, rss>>20, bound>>20)
+}
