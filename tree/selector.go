@@ -232,19 +232,50 @@ func (t *Tree) LabelValue(id string) ([]byte, bool) {
 //     more for the first entry after such a fork, and stays flat along a
 //     chain; several listed roots hang under an invisible common root.
 func (t *Tree) Selector(leaf string, f Filter) *Selector {
-	return t.walk(leaf).selector(f)
+	c := &t.selectors
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.selector(t, leaf, f)
 }
 
 // Selectors are the selectors of every filter mode for one active leaf,
 // by mode (Filters' order): the walk, which entries any mode may list and
 // the tool calls are worked out once for the five.
 func (t *Tree) Selectors(leaf string) []*Selector {
-	w := t.walk(leaf)
+	c := &t.selectors
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	out := make([]*Selector, len(Filters))
 	for _, f := range Filters {
-		out[f] = w.selector(f)
+		out[f] = c.selector(t, leaf, f)
 	}
 	return out
+}
+
+// selectors keeps the walk of the last active leaf asked for, and the
+// selectors made of it, while the tree stays as it was: the six /tree
+// views and the session's page ask for the same leaf's, and share its
+// walk, its tool calls and its rows.
+type selectors struct {
+	mu       sync.Mutex
+	leaf     string
+	entries  int // len(t.entries) when the walk was made
+	reshaped int // t.reshaped then
+	w        *selectorWalk
+	by       [len(filterNames)]*Selector // by Filter
+}
+
+// selector is the selector of leaf and f, made when the walk kept is of
+// another leaf or of the tree as it was before a change. c.mu is held.
+func (c *selectors) selector(t *Tree, leaf string, f Filter) *Selector {
+	if c.w == nil || c.leaf != leaf || c.entries != len(t.entries) || c.reshaped != t.reshaped {
+		c.leaf, c.entries, c.reshaped, c.w = leaf, len(t.entries), t.reshaped, t.walk(leaf)
+		c.by = [len(filterNames)]*Selector{}
+	}
+	if c.by[f] == nil {
+		c.by[f] = c.w.selector(f)
+	}
+	return c.by[f]
 }
 
 // selectorWalk is the selector's walk of the tree for one active leaf,

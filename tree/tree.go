@@ -75,6 +75,8 @@ type Tree struct {
 	// reshaped is 1 + the Seq of the last entry that changed the tree
 	// other than by adding a node (see Reshaped); 0 when none did.
 	reshaped int
+	// selectors are the /tree selectors of the last leaf asked for.
+	selectors selectors
 }
 
 // Stats are counts of the work a tree has done: the parent links its walks
