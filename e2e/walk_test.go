@@ -188,6 +188,25 @@ func TestManyNamesListedAlone(t *testing.T) {
 	}
 }
 
+// TestListingsStopAddingNodes: once the nodes the kernel holds fill their
+// share of the budget, listings give names alone, so `find -maxdepth 3`
+// over 1,000 sessions at an 8 MiB cache (a share of about 6,000 nodes)
+// makes nodes beyond that share only for the names find looks up (the
+// folders it stats), not for the 25,000 names it lists.
+func TestListingsStopAddingNodes(t *testing.T) {
+	store := genProject(t, "many", 1000, 3, 40)
+	const cache = 8 << 20
+	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: cache})
+	if n := len(lines(run(t, mnt, "find", ".", "-maxdepth", "3"))); n < 20000 {
+		t.Fatalf("find listed %d names", n)
+	}
+	st := m.Stats()
+	share := int64(cache/4*3/2) / 512
+	if listed := st.Nodes - st.Lookups; listed > share+100 {
+		t.Errorf("find made %d nodes, %d of them by lookups: %d from listings, want at most the share of %d", st.Nodes, st.Lookups, listed, share)
+	}
+}
+
 // TestWalkListsNamesAlone: a walk over the entry folders of many sessions
 // that stats none of their files (find) gets their names alone after the
 // first few sessions, so the kernel makes no inode for them. Such a

@@ -16,11 +16,15 @@ package view
 const nodeBytes = 512
 
 // ManyNames tells whether a listing of n names has more than the kernel
-// could be handed a node for within the budget: such a listing gives its
-// names alone (READDIR's answer to READDIRPLUS), so that `ls` of a folder
-// of two million entries costs its names, not two million nodes. A name
-// is looked up, and its node made, when something asks for it.
-func (v *View) ManyNames(n int) bool { return int64(n)*nodeBytes > v.st.budget/2 }
+// could be handed a node for within the budget, with the nodes it holds
+// already: such a listing gives its names alone (READDIR's answer to
+// READDIRPLUS), so that `ls` of a folder of two million entries costs its
+// names, not two million nodes, and `find` over 100,000 sessions stops
+// adding nodes once they fill their share. A name is looked up, and its
+// node made, when something asks for it.
+func (v *View) ManyNames(n int) bool {
+	return (v.st.nodes.Load()+int64(n))*nodeBytes > v.st.budget/2
+}
 
 // trimEvery is how many new nodes go by between checks of the budget.
 const trimEvery = 1024
