@@ -103,6 +103,12 @@ func (r *Root) do(parent *fs.Inode, name string, what view.Action) {
 		if n != nil {
 			r.notifyContent(n)
 		}
+	case view.ShedNames:
+		if n != nil {
+			for name := range n.Children() {
+				r.forget(n, name)
+			}
+		}
 	case view.Shed:
 		// Only a folder the walk went into: forgetting a name also drops
 		// the parent's kept listing.

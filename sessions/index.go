@@ -191,6 +191,9 @@ func (x *Index) Stats() Stats {
 	return Stats{x.counts.stats.Load(), x.counts.headers.Load(), x.counts.folders.Load(), x.counts.kept.Load(), x.counts.reads.Load()}
 }
 
+// Len is how many session files the index holds.
+func (x *Index) Len() int64 { return x.files.Load() }
+
 // Missing tells that the store's folder does not exist (yet).
 func (x *Index) Missing() bool {
 	x.mu.Lock()

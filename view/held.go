@@ -23,7 +23,61 @@ const nodeBytes = 512
 // adding nodes once they fill their share. A name is looked up, and its
 // node made, when something asks for it.
 func (v *View) ManyNames(n int) bool {
-	return (v.st.nodes.Load()+int64(n))*nodeBytes > v.st.budget/2
+	return (v.st.nodes.Load()+int64(n))*nodeBytes > v.st.nodeShare()
+}
+
+// indexFileBytes is about what the index holds for a session file (its
+// header, names and facts): measured, 1.2 KB for each of 100,000 small
+// sessions.
+const indexFileBytes = 1280
+
+// nodeShare is the part of the budget the nodes the kernel holds may
+// take: half of it, less what the index holds, which the budget does not
+// let go of (it may be nothing: then every listing gives names alone).
+func (st *store) nodeShare() int64 { return st.budget/2 - st.x.Len()*indexFileBytes }
+
+// The session folders listed, oldest first, are where a walk left the
+// nodes it made: when the nodes pass their share of the budget, the kernel
+// is told to forget the names held in the oldest of them (ShedNames), a
+// few folders for every trimEvery nodes added, so that the nodes follow
+// the budget whatever was walked (find over 100,000 sessions stats some
+// 800,000 folders in them). A folder stays valid; a path into it is looked
+// up again.
+
+// folderNodes is about how many nodes a walk leaves in a session folder.
+const folderNodes = 8
+
+// folderListed records that a session folder was listed.
+func (st *store) folderListed(project, name string) {
+	st.listedMu.Lock()
+	defer st.listedMu.Unlock()
+	// At most one entry a node of the share: a folder listed again and
+	// again takes several, and the oldest go first.
+	if limit := int(st.budget / 2 / nodeBytes); len(st.listed) >= limit {
+		st.listed = append(st.listed[:0], st.listed[len(st.listed)/2:]...)
+	}
+	st.listed = append(st.listed, Scope{project, name})
+}
+
+// shed tells the kernel to forget the names held in the session folders
+// listed longest ago, while the nodes are past their share.
+func (st *store) shed() {
+	if st.nodes.Load()*nodeBytes <= st.nodeShare() {
+		return
+	}
+	st.listedMu.Lock()
+	n := min(len(st.listed), trimEvery/folderNodes)
+	old := st.listed[:n]
+	st.listed = st.listed[n:]
+	st.listedMu.Unlock()
+	if n == 0 {
+		return
+	}
+	notices := make([]Notice, 0, n)
+	for _, s := range old {
+		notices = append(notices, Notice{[]string{s.project, s.session}, ShedNames})
+	}
+	st.out.putNotices(notices...)
 }
 
 // trimEvery is how many new nodes go by between checks of the budget.
@@ -41,6 +95,7 @@ func (st *store) nodeAdded() {
 		st.mu.Lock()
 		st.trim(nil)
 		st.mu.Unlock()
+		st.shed()
 	}
 }
 

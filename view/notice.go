@@ -42,6 +42,9 @@ const (
 	// attributes and listing are dropped: the names in them that changed
 	// come in notices of their own.
 	Grew
+	// ShedNames: the kernel forgets every name it holds in the folder the
+	// path ends in, and so the nodes below them; the folder itself stays.
+	ShedNames
 )
 
 // Notice is one thing the kernel must be told: Do to the node at Path,

@@ -232,6 +232,7 @@ func (d *sessionDir) list() ([]Child, error) {
 	if _, err := d.s.meta(); err != nil {
 		return nil, err
 	}
+	d.s.v.st.folderListed(d.s.project, d.s.name)
 	out := make([]Child, 0, len(sessionFiles))
 	for _, e := range sessionFiles {
 		c, err := d.lookup(e.name)

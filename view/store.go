@@ -49,6 +49,10 @@ type store struct {
 	pins      map[*session]bool
 	counts    aheadCounts
 
+	// listed are the session folders listed, oldest first (see shed).
+	listedMu sync.Mutex
+	listed   []Scope
+
 	cwdCache    *cwdTree
 	byNameCache map[string]*byName
 	usage       usageCache
