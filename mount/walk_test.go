@@ -74,7 +74,9 @@ func TestWalkShedsEvictedSessions(t *testing.T) {
 		if pn == nil {
 			return false, "the project is not held at all"
 		}
-		count, walked := 0, 0
+		// The walk read every session (the names in the folders it left
+		// may be forgotten too, as the nodes pass their share).
+		count, walked := 0, m.Stats().Parsed
 		for _, sn := range pn.Children() {
 			for _, name := range []string{"entries", "branches", "tree"} {
 				if d := sn.GetChild(name); d != nil && len(d.Children()) > 0 {
@@ -82,11 +84,8 @@ func TestWalkShedsEvictedSessions(t *testing.T) {
 					break
 				}
 			}
-			if sn.GetChild("entries") != nil || sn.GetChild("session.jsonl") != nil {
-				walked++
-			}
 		}
-		return count <= n/3 && walked == n, fmt.Sprintf("%d of %d walked sessions still hold entry nodes", count, walked)
+		return count <= n/3 && walked >= n, fmt.Sprintf("%d of %d walked sessions still hold entry nodes", count, walked)
 	}
 	eventually(t, "the nodes of evicted sessions are let go", held)
 }
