@@ -87,8 +87,8 @@ func TestPageInOneBuffer(t *testing.T) {
 			if cap(page)-len(page) > len(page)/4 {
 				t.Errorf("%s: %d bytes, %d unused", name, len(page), cap(page)-len(page))
 			}
-			if int64(len(page)) != SessionHTMLSize(tr) {
-				t.Errorf("%s: %d bytes, counted %d", name, len(page), SessionHTMLSize(tr))
+			if int64(len(page)) != SessionHTMLSize(tr, "") {
+				t.Errorf("%s: %d bytes, counted %d", name, len(page), SessionHTMLSize(tr, ""))
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package render
 import (
 	"unicode/utf8"
 
-	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -25,10 +24,12 @@ func SessionHTML(t *tree.Tree) []byte {
 	return pageHTML(PageOf(t), path, t, partsFor(rawBytes(path), htmlMinBytes))
 }
 
-// SessionHTMLSize is len(SessionHTML(t)), counted without keeping it.
-func SessionHTMLSize(t *tree.Tree) int64 {
+// SessionHTMLSize is len(SessionHTML(t)), counted without keeping it. Its
+// tree's rows are counted with those of tree.txt's views with home as
+// the user's home (TreeTextSizes), whichever is asked first.
+func SessionHTMLSize(t *tree.Tree, home string) int64 {
 	path := t.LeafPath()
-	return pageHTMLSize(PageOf(t), path, t, partsFor(rawBytes(path), htmlMinBytes))
+	return pageHTMLSize(PageOf(t), path, t, home, partsFor(rawBytes(path), htmlMinBytes))
 }
 
 // sink takes a page's pieces: appended to b, or, counting, added up in n
@@ -38,6 +39,8 @@ type sink struct {
 	count  bool
 	n      int64
 	copied int // bytes copied into a new buffer (see fillRuns)
+	// home is the user's home when counting: see SessionHTMLSize.
+	home string
 }
 
 // done ends a piece.
@@ -137,20 +140,7 @@ func appendTreeNav(s *sink, t *tree.Tree, all *tree.Selector) {
 	s.done()
 	b := rowParts(len(all.Rows))
 	if s.count {
-		sizes := make([]int64, len(b)-1)
-		par.Each(len(sizes), func(k int) {
-			bp := getScratch()
-			defer putScratch(bp)
-			buf := *bp
-			for i := b[k]; i < b[k+1]; i++ {
-				buf = appendNavRow(buf[:0], t, all, &all.Rows[i])
-				sizes[k] += int64(len(buf))
-			}
-			*bp = buf
-		})
-		for _, n := range sizes {
-			s.n += n
-		}
+		s.n += sizesOfRows(all, s.home).nav
 	} else {
 		est := make([]int, len(b)-1)
 		for k := range est {
@@ -179,6 +169,21 @@ const maxNavRow = 160
 // on the active path, its text tree.txt's row without the id, cut after
 // maxNavRow bytes.
 func appendNavRow(dst []byte, t *tree.Tree, all *tree.Selector, r *tree.Row) []byte {
+	dst = navRowStart(dst, t, r)
+	start := len(dst)
+	return navRowEnd(appendTreeRow(dst, all, r, ""), start)
+}
+
+// navRowOf is appendNavRow of a row whose body (appendRowBody's bytes,
+// home "") is made already.
+func navRowOf(dst []byte, t *tree.Tree, r *tree.Row, body []byte) []byte {
+	dst = navRowStart(dst, t, r)
+	start := len(dst)
+	return navRowEnd(append(r.AppendPrefix(dst), body...), start)
+}
+
+// navRowStart appends a row's markup up to its text.
+func navRowStart(dst []byte, t *tree.Tree, r *tree.Row) []byte {
 	dst = append(dst, "<li class=\"r"...)
 	for _, f := range tree.Filters {
 		if f != tree.FilterAll && t.Keeps(r.Node, f) {
@@ -190,11 +195,15 @@ func appendNavRow(dst []byte, t *tree.Tree, all *tree.Selector, r *tree.Row) []b
 	}
 	dst = append(dst, "\"><a href=\"#"...)
 	dst = anchor(dst, r.Node.ID)
-	dst = append(dst, "\">"...)
+	return append(dst, "\">"...)
+}
+
+// navRowEnd ends a row whose text is tree.txt's row from dst[start:]: it
+// drops the tab and the id, cuts the text after maxNavRow bytes, escapes
+// it and closes the markup.
+func navRowEnd(dst []byte, start int) []byte {
 	// The row as tree.txt has it, without its tab and id, escaped past
 	// its end and moved back.
-	start := len(dst)
-	dst = appendTreeRow(dst, all, r, "")
 	end := len(dst) - 1
 	if k := lastTab(dst[start:end]); k >= 0 {
 		end = start + k

@@ -61,12 +61,12 @@ func TranscriptHTMLSize(p Page, path []*sessions.Entry) int64 {
 }
 
 func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
-	return pageHTMLSize(p, path, nil, parts)
+	return pageHTMLSize(p, path, nil, "", parts)
 }
 
 // pageHTMLSize is len(pageHTML(p, path, t, parts)), counted a piece at a
-// time.
-func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, parts int) int64 {
+// time; home is as SessionHTMLSize's.
+func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, home string, parts int) int64 {
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)
 	sums := make([]partSummary, len(b)-1)
@@ -87,7 +87,7 @@ func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, parts int) int64
 		*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
 		n += int64(len(*bp))
 	} else {
-		k := sink{b: (*bp)[:0], count: true}
+		k := sink{b: (*bp)[:0], count: true, home: home}
 		appendRest(&k, t, path, t.Selector(t.FileLeafID(), tree.FilterAll))
 		k.b = footTotals(k.b, path, sumParts(sums))
 		k.done()

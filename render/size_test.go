@@ -32,7 +32,7 @@ func checkSizes(t *testing.T, name string, tr *tree.Tree, everyEntry bool) int {
 	t.Helper()
 	p := PageOf(tr)
 	checkPathSizes(t, name+" at the leaf", p, tr.Context(), tr.LeafPath())
-	if n, want := SessionHTMLSize(tr), len(SessionHTML(tr)); n != int64(want) {
+	if n, want := SessionHTMLSize(tr, ""), len(SessionHTML(tr)); n != int64(want) {
 		t.Fatalf("%s: SessionHTMLSize = %d, want %d", name, n, want)
 	}
 	if n, want := TranscriptSize(tr.LeafPath()), len(Transcript(tr.LeafPath())); n != int64(want) {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"math"
 	"runtime"
 
@@ -46,28 +47,15 @@ func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
 
 // TreeTextSizes are the sizes of the five views of t with leaf as the
 // active leaf, by filter mode (tree.Filters' order): len(TreeText(t, leaf,
-// f, home)) for each f, counted together without keeping a view. A row is its indentation, which the mode lays out,
-// then a text that is the same in every mode that lists the entry; the
-// selectors share one walk, and each entry's text is counted once, in
-// the mode that lists every entry any mode lists (FilterAll).
+// f, home)) for each f, counted together without keeping a view. A row is
+// its indentation, which the mode lays out, then a text that is the same
+// in every mode that lists the entry; the selectors share one walk, and
+// each entry's text is counted once, in the mode that lists every entry
+// any mode lists (FilterAll), together with the session page's tree (see
+// rowSizes).
 func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
 	sels := t.Selectors(leaf)
-	all := sels[tree.FilterAll]
-	// body is each entry's row past its indentation, by its Seq.
-	var body []int64
-	if ents := t.Entries(); len(ents) > 0 {
-		body = make([]int64, ents[len(ents)-1].Seq+1)
-	}
-	b := rowParts(len(all.Rows))
-	par.Each(len(b)-1, func(k int) {
-		bp := getScratch()
-		defer putScratch(bp)
-		for i := b[k]; i < b[k+1]; i++ {
-			r := &all.Rows[i]
-			*bp = appendRowBody((*bp)[:0], 0, all, r, home)
-			body[r.Node.Seq] = int64(len(*bp))
-		}
-	})
+	body := sizesOfRows(sels[tree.FilterAll], home).body
 	sizes := make([]int64, len(sels))
 	count := func(f int) {
 		bp := getScratch()
@@ -80,7 +68,7 @@ func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
 		}
 		sizes[f] = n
 	}
-	if len(all.Rows) < parRows {
+	if len(sels[tree.FilterAll].Rows) < parRows {
 		for f := range sels {
 			count(f)
 		}
@@ -88,6 +76,56 @@ func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
 		par.Each(len(sels), count)
 	}
 	return sizes
+}
+
+// rowSizes are what the rows of one selector of mode all count to: each
+// entry's row past its indentation as tree.txt writes it with the user's
+// home, by Seq, and the rows of the session page's tree (appendNavRow's,
+// which writes paths whole) all together. The five tree views and the
+// page count the same rows for one active leaf, so a row's text is made
+// once for all of them, made again only where pi wrote a path from "~".
+type rowSizes struct {
+	body []int64
+	nav  int64
+}
+
+// rowSizesKey is the key of rowSizes in a selector's Memo.
+type rowSizesKey struct{ home string }
+
+// sizesOfRows is the rowSizes of all (a FilterAll selector) with home,
+// counted the first time they are asked for on it.
+func sizesOfRows(all *tree.Selector, home string) *rowSizes {
+	return all.Memo(rowSizesKey{home}, func() any { return countRows(all, home) }).(*rowSizes)
+}
+
+func countRows(all *tree.Selector, home string) *rowSizes {
+	t := all.Tree()
+	rs := &rowSizes{}
+	if ents := t.Entries(); len(ents) > 0 {
+		rs.body = make([]int64, ents[len(ents)-1].Seq+1)
+	}
+	b := rowParts(len(all.Rows))
+	navs := make([]int64, len(b)-1)
+	par.Each(len(navs), func(k int) {
+		bp, np := getScratch(), getScratch()
+		defer putScratch(bp)
+		defer putScratch(np)
+		for i := b[k]; i < b[k+1]; i++ {
+			r := &all.Rows[i]
+			*bp = appendRowBody((*bp)[:0], 0, all, r, home)
+			rs.body[r.Node.Seq] = int64(len(*bp))
+			if home != "" && bytes.IndexByte(*bp, '~') >= 0 {
+				// A path pi writes from "~" with home: the page's is whole.
+				*bp = appendRowBody((*bp)[:0], 0, all, r, "")
+			}
+			*np = navRowOf((*np)[:0], t, r, *bp)
+			navs[k] += int64(len(*np))
+		}
+	})
+	for _, n := range navs {
+		rs.nav += n
+	}
+	return rs
 }
 
 // A view of fewer rows than parRows is done on the caller's goroutine.

@@ -285,6 +285,51 @@ func TestTreeTextSize(t *testing.T) {
 	}
 }
 
+// TestPageSharesTreeRows: the session page's tree and tree.txt's views
+// count their rows once for one active leaf, whichever is asked first,
+// and both sizes stay exact where pi writes paths from "~" (which the page
+// writes whole).
+func TestPageSharesTreeRows(t *testing.T) {
+	gen := t.TempDir()
+	for seed := int64(1); seed <= 3; seed++ {
+		file := genSession(t, gen, seed, 300)
+		for _, pageFirst := range []bool{false, true} {
+			l, err := sessions.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := tree.New(l)
+			leaf := tr.FileLeafID()
+			var page int64
+			var sizes []int64
+			if pageFirst {
+				page = SessionHTMLSize(tr, home)
+				sizes = TreeTextSizes(tr, leaf, home)
+			} else {
+				sizes = TreeTextSizes(tr, leaf, home)
+				page = SessionHTMLSize(tr, home)
+			}
+			all := tr.Selector(leaf, tree.FilterAll)
+			all.Memo(rowSizesKey{home}, func() any {
+				t.Fatalf("seed %d: the rows were not counted once for both", seed)
+				return nil
+			})
+			if n := len(SessionHTML(tr)); page != int64(n) {
+				t.Fatalf("seed %d (page first %v): page counted %d, is %d", seed, pageFirst, page, n)
+			}
+			for _, f := range tree.Filters {
+				b := TreeText(tr, leaf, f, home)
+				if sizes[f] != int64(len(b)) {
+					t.Fatalf("seed %d (page first %v) %v: counted %d, is %d", seed, pageFirst, f, sizes[f], len(b))
+				}
+				if f == tree.FilterAll && !bytes.Contains(b, []byte("~/proj")) {
+					t.Fatalf("seed %d: no row shows a path from ~", seed)
+				}
+			}
+		}
+	}
+}
+
 // cpuTime is the CPU time this process has used, on every core: on a
 // machine shared with other work, a steadier measure than the wall clock.
 func cpuTime() time.Duration {
@@ -318,8 +363,11 @@ func BenchmarkTreeViews(b *testing.B) {
 		b.ReportAllocs()
 		start := cpuTime()
 		for i := 0; i < b.N; i++ {
-			var n int64
-			for _, k := range TreeTextSizes(t, t.FileLeafID(), home) {
+			// A tree keeps what its rows count to: count them afresh.
+			all := t.Selector(t.FileLeafID(), tree.FilterAll)
+			rs := countRows(all, home)
+			n := rs.nav
+			for _, k := range rs.body {
 				n += k
 			}
 			b.SetBytes(n)

@@ -145,6 +145,31 @@ type Selector struct {
 	// calls are the tool calls of the walk, shared by the selectors of
 	// one walk.
 	calls *toolCalls
+	memo  memo
+}
+
+// memo holds what callers derive from a selector's rows (see Memo).
+type memo struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Memo is what make returned for key the first time it was asked for on
+// this selector: what is derived from its rows is derived once while the
+// tree keeps the selector (see Tree.Selector), by whichever view asks
+// first. A caller asking while another makes it waits for it.
+func (s *Selector) Memo(key any, make func() any) any {
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	if v, ok := s.memo.m[key]; ok {
+		return v
+	}
+	v := make()
+	if s.memo.m == nil {
+		s.memo.m = map[any]any{}
+	}
+	s.memo.m[key] = v
+	return v
 }
 
 // toolCalls are the tool calls that tool-result rows show, looked up

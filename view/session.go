@@ -520,7 +520,7 @@ func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
 		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}, func(ss *session, at string) int64 {
 		if !branch {
-			return render.SessionHTMLSize(ss.tree)
+			return render.SessionHTMLSize(ss.tree, s.v.opts.Home)
 		}
 		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
 	}}}

@@ -111,7 +111,7 @@ func main() {
 		views := []view{
 			{func() int { return len(render.Indent(nil, t.Context().JSON())) }, func() int64 { return render.ContextSize(t.Context()) }},
 			{func() int { return len(render.Transcript(path)) }, func() int64 { return render.TranscriptSize(path) }},
-			{func() int { return len(render.SessionHTML(t)) }, func() int64 { return render.SessionHTMLSize(t) }},
+			{func() int { return len(render.SessionHTML(t)) }, func() int64 { return render.SessionHTMLSize(t, home) }},
 			{func() int { return len(render.Info(p, t, mtime)) }, func() int64 { return int64(len(render.Info(p, t, mtime))) }},
 			{func() int {
 				n := len(render.Prompts(t))
