@@ -59,8 +59,8 @@ type Options struct {
 	// store written only by other machines sees, to measure polling.
 	noEvents bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
-	// and their renderings, and the persistent cache's file, which is
-	// mapped in memory (default DefaultCacheBytes).
+	// and their renderings, the index, and the persistent cache's part
+	// (default DefaultCacheBytes).
 	CacheBytes int64
 	// CacheDir, when set, is where what pifs learns of the store's files
 	// is kept across mounts, one file per store (see DiskCacheBytes); a
@@ -87,9 +87,11 @@ type Options struct {
 // DefaultCacheBytes is the default memory budget of a mount.
 const DefaultCacheBytes = 256 << 20
 
-// DiskCacheBytes is the part of a memory budget the persistent cache's
-// file may take: an eighth (32 MiB of the default 256 MiB). The records
-// used least recently are dropped beyond it.
+// DiskCacheBytes is the part of a memory budget set aside for the
+// persistent cache: an eighth (32 MiB of the default 256 MiB). Its records
+// take at most that much (those used least recently are dropped beyond
+// it), and of its file, mapped in memory, the pages read last are held,
+// an eighth of that at most (see persist).
 func DiskCacheBytes(budget int64) int64 { return budget / 8 }
 
 // FS is a mounted pifs.
@@ -264,7 +266,8 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	inMemory := o.CacheBytes
 	var cache *persist.Cache
 	if o.CacheDir != "" {
-		// The file is mapped in memory: its bound is part of the budget.
+		// What the cache holds in memory (the pages of its file read
+		// last, its queued writes) comes out of the budget.
 		bound := DiskCacheBytes(o.CacheBytes)
 		inMemory -= bound
 		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,

@@ -364,10 +364,11 @@ func (st *store) account(s *session, cost int64) {
 
 // trim drops the least recently used sessions, but keep (and the most
 // recent), while the cache holds more than its budget: the sessions, the
-// usage reports' records (kept whatever is parsed), the context plans and
-// the nodes the kernel holds. st.mu is held.
+// usage reports' records (kept whatever is parsed), the context plans, the
+// nodes the kernel holds and what the index holds of every session file
+// (which it keeps whatever is parsed). st.mu is held.
 func (st *store) trim(keep *session) {
-	budget := st.budget - st.usage.held.Load() - st.plans.held.Load() - st.nodes.Load()*nodeBytes
+	budget := st.budget - st.usage.held.Load() - st.plans.held.Load() - st.nodes.Load()*nodeBytes - st.x.Len()*indexFileBytes
 	now := time.Now()
 	for el := st.lru.Back(); st.used > budget && el != nil && el != st.lru.Front(); {
 		old := el.Value.(*session)

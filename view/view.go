@@ -33,7 +33,8 @@ type Options struct {
 	// then what they may read (see sightOf).
 	Shared bool
 	// CacheBytes bounds what the mount keeps in memory: parsed sessions
-	// and their renderings.
+	// and their renderings, what the index holds, the nodes the kernel
+	// holds.
 	CacheBytes int64
 	// Logger receives what cannot be returned: unexpected errors and why
 	// writes were refused.

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ import (
 
 // Format names the layout of a cache file; a file of another layout is
 // discarded.
-const Format = "pifs-cache 1"
+const Format = "pifs-cache 2"
 
 // Version is a version of a file: its identity and what changes when it is
 // written to.
@@ -103,14 +104,21 @@ type Cache struct {
 	// flushing serialises flushes (the timer's and Close's).
 	flushing sync.Mutex
 
+	// mapped is about how many bytes of the file's mapping reads brought
+	// into memory since its pages were last handed back, release how many
+	// it may be (see passed).
+	mapped  atomic.Int64
+	release int64
+
 	stats Stats
 }
 
 // Stats count what a cache did (for tests that guard a cost).
 type Stats struct {
 	// Gets and Hits count Get's lookups; Folders counts Folder's scans
-	// and FolderRecords the records they gave.
-	Gets, Hits, Folders, FolderRecords, Puts, Flushes, Pruned atomic.Int64
+	// and FolderRecords the records they gave. Released counts the times
+	// the mapping's pages were handed back (see passed).
+	Gets, Hits, Folders, FolderRecords, Puts, Flushes, Pruned, Released atomic.Int64
 }
 
 // FileName is the cache file of a store in dir.
@@ -128,7 +136,8 @@ func Open(o Options) *Cache {
 	if o.FlushAfter <= 0 {
 		o.FlushAfter = time.Second
 	}
-	c := &Cache{o: o, path: FileName(o.Dir, o.Store), pending: map[string]*Record{}, touched: map[string]bool{}, logged: map[string]bool{}}
+	c := &Cache{o: o, path: FileName(o.Dir, o.Store), pending: map[string]*Record{}, touched: map[string]bool{}, logged: map[string]bool{},
+		release: releaseBytes(o.MaxBytes)}
 	c.open()
 	return c
 }
@@ -287,6 +296,9 @@ func (c *Cache) openFile(readOnly bool) (db *bolt.DB, err error) {
 				return untrusted{fmt.Errorf("made for %s %q, not %q", k, got, want[k])}
 			}
 		}
+		if len(m.Get(heldKey)) != 8 {
+			return untrusted{errors.New("no count of its records' bytes")}
+		}
 		return nil
 	})
 	if err != nil || !fresh || readOnly {
@@ -301,6 +313,9 @@ func (c *Cache) openFile(readOnly bool) (db *bolt.DB, err error) {
 			if err := m.Put([]byte(k), []byte(v)); err != nil {
 				return err
 			}
+		}
+		if err := setHeld(tx, 0); err != nil {
+			return err
 		}
 		if _, err := tx.CreateBucketIfNotExists(filesBucket); err != nil {
 			return err
@@ -475,6 +490,7 @@ func (c *Cache) readFolder(db *bolt.DB, prefix string, out map[string]*Record) {
 	ok := c.readFiles(db, func(b *bolt.Bucket) error {
 		cur := b.Cursor()
 		for k, v := cur.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, v = cur.Next() {
+			c.passed(b.Tx(), records(len(k)+len(v)))
 			if bytes.IndexByte(k[len(prefix):], '/') >= 0 {
 				continue // a file in a folder below
 			}
@@ -495,6 +511,9 @@ func (c *Cache) readFolder(db *bolt.DB, prefix string, out map[string]*Record) {
 func (c *Cache) read(db *bolt.DB, path string) (rec *Record) {
 	ok := c.readFiles(db, func(b *bolt.Bucket) error {
 		var err error
+		// A look-up reads a leaf page; the branch pages above it are
+		// few and shared.
+		c.passed(b.Tx(), pageSize(b.Tx()))
 		if v := b.Get([]byte(path)); v != nil {
 			rec, err = decode(v)
 		}
@@ -641,6 +660,7 @@ func (c *Cache) flush(db *bolt.DB, pending map[string]*Record, touched map[strin
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	now := hour()
+	var freed int64 // what the commit reads of the pages it frees
 	err = db.Update(func(tx *bolt.Tx) error {
 		files, used := tx.Bucket(filesBucket), tx.Bucket(usedBucket)
 		if files == nil || used == nil {
@@ -651,9 +671,14 @@ func (c *Cache) flush(db *bolt.DB, pending map[string]*Record, touched map[strin
 			paths = append(paths, p)
 		}
 		sort.Strings(paths) // B+tree inserts in key order
+		page := pageSize(tx)
+		freed = int64(len(pending)+len(touched)) * page
+		size := held(tx)
 		for _, p := range paths {
+			c.passed(tx, page)
 			rec := pending[p]
 			if old := files.Get([]byte(p)); old != nil {
+				size -= recordBytes([]byte(p), old)
 				if o, err := decode(old); err == nil && o.Version == rec.Version {
 					for k, b := range o.Facts {
 						if _, ok := rec.Facts[k]; !ok {
@@ -662,13 +687,24 @@ func (c *Cache) flush(db *bolt.DB, pending map[string]*Record, touched map[strin
 					}
 				}
 			}
-			if err := files.Put([]byte(p), encode(rec)); err != nil {
+			v := encode(rec)
+			if err := files.Put([]byte(p), v); err != nil {
 				return err
 			}
+			size += recordBytes([]byte(p), v)
+		}
+		if err := setHeld(tx, size); err != nil {
+			return err
 		}
 		var stamp [4]byte
 		binary.BigEndian.PutUint32(stamp[:], now)
+		marks := make([]string, 0, len(touched))
 		for p := range touched {
+			marks = append(marks, p)
+		}
+		sort.Strings(marks)
+		for _, p := range marks {
+			c.passed(tx, 2*page)
 			if old := used.Get([]byte(p)); len(old) == 4 && binary.BigEndian.Uint32(old) == now {
 				continue
 			}
@@ -679,61 +715,83 @@ func (c *Cache) flush(db *bolt.DB, pending map[string]*Record, touched map[strin
 				return err
 			}
 		}
-		return c.prune(tx)
+		pruned, err := c.prune(tx)
+		freed += pruned * page
+		return err
 	})
 	if err == nil {
 		c.stats.Flushes.Add(1)
 	}
+	c.committed(db, freed)
 	return err
 }
 
-// prune drops the records used least recently while the file's pages in
-// use exceed the bound, down to three quarters of it.
-func (c *Cache) prune(tx *bolt.Tx) error {
-	if inUse(tx) <= c.o.MaxBytes {
-		return nil
+// prune drops the records used least recently while they take more than
+// the bound, down to three quarters of it, and says how many: those of the oldest hours of
+// last use, and of the next hour those first in key order. It passes over
+// the records twice and keeps no more than the paths it drops: a first
+// pass adds their bytes up by hour, a second picks the paths.
+func (c *Cache) prune(tx *bolt.Tx) (int64, error) {
+	if held(tx) <= c.o.MaxBytes {
+		return 0, nil
 	}
 	files, used := tx.Bucket(filesBucket), tx.Bucket(usedBucket)
-	type entry struct {
-		path  string
-		stamp uint32
-		size  int64
+	stamp := func(k []byte) uint32 {
+		if s := used.Get(k); len(s) == 4 {
+			return binary.BigEndian.Uint32(s)
+		}
+		return 0
 	}
-	var all []entry
+	byHour := map[uint32]int64{}
 	var total int64
 	files.ForEach(func(k, v []byte) error {
-		var stamp uint32
-		if s := used.Get(k); len(s) == 4 {
-			stamp = binary.BigEndian.Uint32(s)
-		}
-		e := entry{string(k), stamp, int64(len(k)+len(v)) + 64}
-		all = append(all, e)
-		total += e.size
+		c.passed(tx, records(len(k)+len(v)))
+		n := recordBytes(k, v)
+		byHour[stamp(k)] += n
+		total += n
 		return nil
 	})
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].stamp != all[j].stamp {
-			return all[i].stamp < all[j].stamp
-		}
-		return all[i].path < all[j].path
-	})
-	// What the records take is about what the pages hold: drop until
-	// they take three quarters of the bound.
-	goal := min(total, c.o.MaxBytes) * 3 / 4
-	for _, e := range all {
-		if total <= goal {
+	hours := make([]uint32, 0, len(byHour))
+	for h := range byHour {
+		hours = append(hours, h)
+	}
+	slices.Sort(hours)
+	// The hours dropped whole (before cut), and how many bytes of the
+	// hour cut.
+	need := total - min(total, c.o.MaxBytes)*3/4
+	var cut uint32
+	for _, h := range hours {
+		cut = h
+		if byHour[h] >= need {
 			break
 		}
-		if err := files.Delete([]byte(e.path)); err != nil {
-			return err
+		need -= byHour[h]
+	}
+	var drop [][]byte
+	files.ForEach(func(k, v []byte) error {
+		c.passed(tx, records(len(k)+len(v)))
+		switch h := stamp(k); {
+		case h < cut:
+		case h == cut && need > 0:
+			need -= recordBytes(k, v)
+		default:
+			return nil
 		}
-		if err := used.Delete([]byte(e.path)); err != nil {
-			return err
+		drop = append(drop, bytes.Clone(k))
+		total -= recordBytes(k, v)
+		return nil
+	})
+	for _, k := range drop {
+		c.passed(tx, 3*pageSize(tx))
+		if err := files.Delete(k); err != nil {
+			return 0, err
 		}
-		total -= e.size
+		if err := used.Delete(k); err != nil {
+			return 0, err
+		}
 		c.stats.Pruned.Add(1)
 	}
-	return nil
+	return int64(len(drop)), setHeld(tx, total)
 }
 
 // compact writes the records into a new file that replaces the cache
@@ -756,9 +814,10 @@ func (c *Cache) compact(db *bolt.DB) (err error) {
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	if err := bolt.Compact(dst, db, 4<<20); err != nil {
+	if err := c.copyInto(dst, db); err != nil {
 		return err
 	}
+	c.settle(dst)
 	if err := os.Rename(tmp, c.path); err != nil {
 		return err
 	}
@@ -773,17 +832,84 @@ func (c *Cache) compact(db *bolt.DB) (err error) {
 	return nil
 }
 
-// inUse is about how many bytes of the file's pages hold data.
-func inUse(tx *bolt.Tx) int64 {
-	var n int64
-	for _, name := range [][]byte{filesBucket, usedBucket} {
-		if b := tx.Bucket(name); b != nil {
-			s := b.Stats()
-			n += int64(s.BranchInuse + s.LeafInuse)
+// copyInto copies the buckets of src, which hold records and no buckets,
+// into dst, filling dst's pages as it writes in key order, and syncs dst.
+// It hands src's pages back as it reads them (bolt.Compact would bring the
+// whole file into memory): a transaction of dst copies records that count
+// c.release at most (see records), and src's pages are handed back once
+// it is committed (the commit reads the values from src's mapping). dst is
+// synced once, at the end, not at each of these commits.
+func (c *Cache) copyInto(dst, src *bolt.DB) error {
+	dst.NoSync = true
+	defer func() { dst.NoSync = false }()
+	err := src.View(func(stx *bolt.Tx) error {
+		return stx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			cur := b.Cursor()
+			k, v := cur.First()
+			for first := true; first || k != nil; first = false {
+				err := dst.Update(func(dtx *bolt.Tx) error {
+					out, err := dtx.CreateBucketIfNotExists(name)
+					if err != nil {
+						return err
+					}
+					out.FillPercent = 1
+					for n := int64(0); k != nil && n < c.release; k, v = cur.Next() {
+						if v == nil {
+							return fmt.Errorf("%w: a bucket in bucket %q", errCorrupt, name)
+						}
+						if err := out.Put(k, v); err != nil {
+							return err
+						}
+						n += records(len(k) + len(v))
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				c.dropAll(stx)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return dst.Sync()
+}
+
+// heldKey names, in the meta bucket, how many bytes the records take
+// (the sum of their recordBytes), kept with each change to them: the bound
+// is checked without reading every page, which would bring the whole file
+// into memory at every flush.
+var heldKey = []byte("held")
+
+// recordBytes is about what a record takes in the file's pages, with its
+// mark of last use: its path twice, its value, the mark, and bbolt's
+// header of each.
+func recordBytes(path, value []byte) int64 { return int64(2*len(path)+len(value)) + 36 }
+
+// held is how many bytes the records take.
+func held(tx *bolt.Tx) int64 {
+	if m := tx.Bucket(metaBucket); m != nil {
+		if b := m.Get(heldKey); len(b) == 8 {
+			return int64(binary.BigEndian.Uint64(b))
 		}
 	}
-	return n
+	return 0
 }
+
+// setHeld records how many bytes the records take.
+func setHeld(tx *bolt.Tx, n int64) error {
+	m := tx.Bucket(metaBucket)
+	if m == nil {
+		return fmt.Errorf("%w: buckets missing", errCorrupt)
+	}
+	return m.Put(heldKey, binary.BigEndian.AppendUint64(nil, uint64(max(n, 0))))
+}
+
+// pageSize is the size of the file's pages.
+func pageSize(tx *bolt.Tx) int64 { return int64(tx.DB().Info().PageSize) }
 
 // Size is the cache file's size: the most of it that can be mapped in
 // memory.

@@ -404,3 +404,43 @@ func keys(m map[string]*Record) []string {
 	}
 	return out
 }
+
+// The count of the records' bytes the bound is checked against (kept in
+// the file, so that no flush reads every page to find it) stays the sum
+// of what each record takes, through writes, replacements and prunes.
+func TestHeldCounted(t *testing.T) {
+	dir := t.TempDir()
+	var l logged
+	const bound = 256 << 10
+	c := open(t, dir, &l, func(o *Options) { o.MaxBytes = bound })
+	recount := func() (counted, sum int64) {
+		t.Helper()
+		c.db.View(func(tx *bolt.Tx) error {
+			counted = held(tx)
+			return tx.Bucket(filesBucket).ForEach(func(k, v []byte) error {
+				sum += recordBytes(k, v)
+				return nil
+			})
+		})
+		return counted, sum
+	}
+	v2 := v1
+	v2.Size = 200
+	for round := range 6 {
+		for i := range 100 {
+			p := fmt.Sprintf("/store/p/%03d.jsonl", i+50*round)
+			c.Put(p, v1, map[string][]byte{"b": []byte(strings.Repeat("x", 1000+i*10))})
+			c.Put(p, v1, map[string][]byte{"n": []byte("name")})
+			if i%3 == 0 {
+				c.Put(p, v2, map[string][]byte{"b": []byte("other version")})
+			}
+		}
+		c.Flush()
+		if counted, sum := recount(); counted != sum || sum > bound {
+			t.Fatalf("round %d: %d bytes counted, %d held, bound %d", round, counted, sum, bound)
+		}
+	}
+	if c.Stats().Pruned.Load() == 0 {
+		t.Fatal("nothing pruned")
+	}
+}
