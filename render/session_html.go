@@ -138,10 +138,10 @@ func appendTreeNav(s *sink, t *tree.Tree, all *tree.Selector) {
 	}
 	s.b = append(s.b, "<ol class=\"rows\">\n"...)
 	s.done()
-	b := rowParts(len(all.Rows))
 	if s.count {
 		s.n += sizesOfRows(all, s.home).nav
 	} else {
+		b := rowParts(len(all.Rows))
 		est := make([]int, len(b)-1)
 		for k := range est {
 			for i := b[k]; i < b[k+1]; i++ {

@@ -33,7 +33,7 @@ func releaseBytes(maxBytes int64) int64 { return max(maxBytes/8, 64<<10) }
 // does not move during a transaction (bbolt maps the file again only
 // while committing, with no reader open), so it is released within one.
 func (c *Cache) passed(tx *bolt.Tx, n int64) {
-	if c.mapped.Add(n) >= c.release && c.mapped.Swap(0) >= c.release {
+	if c.due(n) {
 		c.drop(tx)
 	}
 }
@@ -41,9 +41,15 @@ func (c *Cache) passed(tx *bolt.Tx, n int64) {
 // committed counts n bytes of db's mapping a commit read after its
 // transaction's function (the pages it frees), as passed does.
 func (c *Cache) committed(db *bolt.DB, n int64) {
-	if c.mapped.Add(n) >= c.release && c.mapped.Swap(0) >= c.release {
+	if c.due(n) {
 		c.settle(db)
 	}
+}
+
+// due counts n bytes brought into the mapping and tells whether the count
+// reached c.release, starting it again then (one caller of several wins).
+func (c *Cache) due(n int64) bool {
+	return c.mapped.Add(n) >= c.release && c.mapped.Swap(0) >= c.release
 }
 
 // records is what passing records of n bytes (keys and values) counts

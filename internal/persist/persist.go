@@ -727,10 +727,11 @@ func (c *Cache) flush(db *bolt.DB, pending map[string]*Record, touched map[strin
 }
 
 // prune drops the records used least recently while they take more than
-// the bound, down to three quarters of it, and says how many: those of the oldest hours of
-// last use, and of the next hour those first in key order. It passes over
-// the records twice and keeps no more than the paths it drops: a first
-// pass adds their bytes up by hour, a second picks the paths.
+// the bound, down to three quarters of it, and says how many: those of the
+// oldest hours of last use, and of the next hour those first in key order.
+// It passes over the records twice and keeps no more than the paths it
+// drops: a first pass adds their bytes up by hour, a second picks the
+// paths.
 func (c *Cache) prune(tx *bolt.Tx) (int64, error) {
 	if held(tx) <= c.o.MaxBytes {
 		return 0, nil
