@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRewriteInPlaceSameSize: a same-size rewrite in the middle of the file
@@ -243,5 +244,53 @@ func TestNeedsRefresh(t *testing.T) {
 	sig.Ctime++
 	if !l.NeedsRefresh(sig) {
 		t.Error("another ctime needs a refresh")
+	}
+}
+
+// TestRacySumsAfterQuietRead: a read of a file unchanged for longer than
+// the racy window takes no checksum; when the file then grows and is read
+// while racy, the lines read before are summed from the file, so that a
+// same-size rewrite of them with the timestamps kept is still caught.
+func TestRacySumsAfterQuietRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, path, hdr+"\n"+entryLine("a", "")+"\n")
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.racy || !l.unsummed {
+		t.Fatalf("a read of a quiet file: racy %v, unsummed %v; want a read that is not racy and takes no checksum", l.racy, l.unsummed)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(entryLine("b", "a") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := l.Refresh(); err != nil || len(l.Entries) != 2 {
+		t.Fatalf("Refresh after the append: %d entries, err %v", len(l.Entries), err)
+	}
+	if !l.racy || l.unsummed {
+		t.Fatalf("the read of the append: racy %v, unsummed %v; want racy and summed", l.racy, l.unsummed)
+	}
+	// Unchanged: the sums match the file (a sum of the append alone would not).
+	if reset, err := l.Refresh(); err != nil || reset {
+		t.Fatalf("Refresh of the unchanged file: reset=%v err=%v", reset, err)
+	}
+	fi := mustStat(t, path)
+	data, _ := os.ReadFile(path)
+	writeFile(t, path, strings.Replace(string(data), `"content":"a"`, `"content":"A"`, 1))
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+	// ctime moved: pretend it did not, so that only the sums can tell.
+	l.sig.Ctime = SigOf(mustStat(t, path)).Ctime
+	reset, err := l.Refresh()
+	if err != nil || !reset {
+		t.Fatalf("a same-size rewrite of the lines read quietly: reset=%v err=%v", reset, err)
+	}
+	if !strings.Contains(string(l.Entries[0].Raw), `"A"`) {
+		t.Fatalf("entry %s", l.Entries[0].Raw)
 	}
 }

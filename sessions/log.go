@@ -54,6 +54,12 @@ type Log struct {
 	sig          Sig
 	racy         bool
 	sum, pendSum uint32
+	// unsummed tells that sum does not cover the consumed lines: only a
+	// racy read's sums are ever checked, so a read that is not racy
+	// takes none (a checksum of every byte read costs as much as reading
+	// it), and a racy read after it sums the lines before it from the
+	// file first.
+	unsummed bool
 	seq          int // parsed values so far, header included
 	// v1 migration state
 	usedIDs map[string]bool
@@ -184,6 +190,9 @@ func (l *Log) Refresh() (reset bool, err error) {
 		reset = true
 	}
 	l.provisional = provNone
+	if err := l.sumFor(f, sig); err != nil {
+		return reset, err
+	}
 	// Lines pi cannot read are left out unread: the lines around them are
 	// read and parsed as if they were one after the other.
 	var long []longLine
@@ -219,6 +228,27 @@ func (l *Log) Refresh() (reset bool, err error) {
 	l.sig = sig
 	l.racy = racy(sig)
 	return reset, nil
+}
+
+// sumFor decides whether the read that starts, of a file whose signature
+// is sig, keeps sums: only when it is racy (a read that is not racy now
+// will not be racy later), and then the lines consumed before it are
+// summed from the file if a read that was not racy left them unsummed.
+// Those bytes are trusted as a growing file's are: their last bytes are
+// checked (sameTail), not all of them.
+func (l *Log) sumFor(f *os.File, sig Sig) error {
+	if !racy(sig) {
+		l.unsummed = true
+		return nil
+	}
+	if l.unsummed {
+		sum, err := checksum(f, 0, l.consumed)
+		if err != nil {
+			return err
+		}
+		l.sum, l.unsummed = sum, false
+	}
+	return nil
 }
 
 // maxLine is the length from which a line is skipped (MaxLine).
@@ -285,6 +315,9 @@ func (l *Log) rewritten(f *os.File, sig Sig) bool {
 // sameSum checks the file's bytes up to the size read against the sums
 // taken when they were read.
 func (l *Log) sameSum(f *os.File) bool {
+	if l.unsummed {
+		return false
+	}
 	sum, err := checksum(f, 0, l.consumed)
 	if err != nil || sum != l.sum {
 		return false
@@ -352,7 +385,9 @@ func (l *Log) consume(data []byte, final bool) error {
 		// Summing the lines is one more task beside the pieces.
 		sum := l.sum
 		parts := parseLines(data[start:end], base+int64(start), n, func() {
-			sum = crc32.Update(sum, castagnoli, data[:end])
+			if !l.unsummed {
+				sum = crc32.Update(sum, castagnoli, data[:end])
+			}
 		})
 		l.sum, summed = sum, end
 		for _, part := range parts {
@@ -372,7 +407,9 @@ func (l *Log) consume(data []byte, final bool) error {
 		start += nl + 1
 	}
 	l.consumed = base + int64(start)
-	l.sum = crc32.Update(l.sum, castagnoli, data[summed:start])
+	if !l.unsummed {
+		l.sum = crc32.Update(l.sum, castagnoli, data[summed:start])
+	}
 	l.pendSum = crc32.Checksum(data[start:], castagnoli)
 	if start > 0 {
 		t := data[max(0, start-32):start]
