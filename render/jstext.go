@@ -122,7 +122,16 @@ func normalizeFrom(dst []byte, start int) []byte {
 			text[i] = ' '
 		}
 	}
-	i, j := 0, len(text)
+	i, j := trimBounds(text)
+	n := copy(text, text[i:j])
+	return dst[:start+n]
+}
+
+// trimBounds is where text trimmed as String.prototype.trim trims it
+// starts and ends: JavaScript's white space and line terminators (line
+// feeds and tabs among them) at either end are left out.
+func trimBounds(text []byte) (i, j int) {
+	i, j = 0, len(text)
 	for i < j {
 		r, size := utf8.DecodeRune(text[i:])
 		if !isJSSpace(r) {
@@ -137,8 +146,7 @@ func normalizeFrom(dst []byte, start int) []byte {
 		}
 		j -= size
 	}
-	n := copy(text, text[i:j])
-	return dst[:start+n]
+	return i, j
 }
 
 // isJSSpace is the white space String.prototype.trim removes.

@@ -44,8 +44,9 @@ func PromptsSize(t *tree.Tree) int64 {
 		bp := getScratch()
 		defer putScratch(bp)
 		for _, e := range ents[b[k]:b[k+1]] {
-			*bp = appendPrompt((*bp)[:0], e.Type, e.Role, e.ID, e.MsgContent)
-			sizes[k] += int64(len(*bp))
+			var n int
+			*bp, n = promptSize((*bp)[:0], e.Type, e.Role, e.ID, e.MsgContent)
+			sizes[k] += int64(n)
 		}
 	})
 	var n int64
@@ -74,6 +75,22 @@ func appendPrompt(dst []byte, typ, role, id string, content []byte) []byte {
 	oneLine(dst[start:])
 	// Trimmed as the fork selector trims it, once breaks are spaces.
 	return appendID(normalizeFrom(dst, start), start, id)
+}
+
+// promptSize is the length of the row appendPrompt appends, counted with
+// the text decoded into scratch but neither broken nor trimmed there: line
+// breaks become spaces byte for byte, and the trim only cuts the ends. It
+// returns scratch for reuse.
+func promptSize(scratch []byte, typ, role, id string, content []byte) ([]byte, int) {
+	if typ != "message" || role != "user" || id == "" {
+		return scratch, 0
+	}
+	text := appendPromptText(scratch[:0], content)
+	if len(text) == 0 {
+		return text, 0
+	}
+	i, j := trimBounds(text)
+	return text, j - i + 1 + len(id) + 1
 }
 
 // appendPromptText appends pi-ai's contentText(content, ""): a string

@@ -30,6 +30,13 @@ func FuzzTreeText(f *testing.F) {
 {"type":"message","id":"c","parentId":"b\tc","timestamp":"2025-01-01T00:00:03Z","message":{"role":"toolResult","toolCallId":"t","content":[]}}
 {"type":"label","id":"d","parentId":"c","timestamp":"2025-01-01T00:00:04Z","targetId":"a","label":["x",null,1]}
 `))
+	// Prompts whose ends are JavaScript white space (trimmed), or that are
+	// nothing else, in strings and in text blocks.
+	f.Add([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":"\u2028 \u00a0hi\r\n\t\ufeff"}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02Z","message":{"role":"user","content":" \n\u3000"}}
+{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03Z","message":{"role":"user","content":[{"type":"text","text":"\t"},{"type":"image","data":"x"},{"type":"text","text":"x\u200a"}]}}
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := sessions.Parse(data)
 		if err != nil || l.Header == nil {
