@@ -60,7 +60,7 @@ type Log struct {
 	// it), and a racy read after it sums the lines before it from the
 	// file first.
 	unsummed bool
-	seq          int // parsed values so far, header included
+	seq      int // parsed values so far, header included
 	// v1 migration state
 	usedIDs map[string]bool
 	lastID  string
