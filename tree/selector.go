@@ -68,23 +68,23 @@ const (
 // Row is one row of the selector.
 type Row struct {
 	Node *Node
+	// Indent is the number of three-column levels before the entry.
+	Indent  int
+	gutters *gutter // the vertical lines of the levels above, newest first
 	// Active: the entry is on the path from the root to the active leaf
 	// (pi marks it with "• ").
 	Active bool
-	// Indent is the number of three-column levels before the entry.
-	Indent int
 	// Connector is drawn at the last level (when Indent > 0).
 	Connector Connector
+}
 
-	gutters *gutter // the vertical lines of the levels above, newest first
-
-	// pi's layout state, kept while the rows are laid out.
-	parent       int32 // index of the nearest listed ancestor's row, -1 for none
-	indent       int   // pi's indent, before the shift for several roots
+// rowLayout is pi's layout state of a row, kept while the rows of a mode
+// are laid out and not after (five modes' rows of a session are kept).
+type rowLayout struct {
+	indent       int32 // pi's indent, before the shift for several roots
 	justBranched bool
 	showConn     bool
 	isLast       bool
-	virtualRoot  bool
 	kids         *gutter // the gutters this row's children inherit
 }
 
@@ -313,6 +313,18 @@ type selectorWalk struct {
 	up     []int32 // the place in order of each node's parent, -1 for a root
 	shown  []bool  // any mode may list the node (see listed)
 	calls  *toolCalls
+
+	// Scratch of the modes' selectors, made one after the other.
+	row, parent, kids, last []int32
+	layout                  []rowLayout
+}
+
+// scratch returns s resliced to n, grown if it is shorter.
+func scratch[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func (t *Tree) walk(leaf string) *selectorWalk {
@@ -368,20 +380,23 @@ func (w *selectorWalk) selector(f Filter) *Selector {
 	}
 	s.Rows = make([]Row, 0, rows)
 	// row is, for each node in walk order, the row of the node or of its
-	// nearest listed ancestor (-1 for none).
-	row := make([]int32, len(w.order))
+	// nearest listed ancestor (-1 for none); parent, for each row, that of
+	// its nearest listed ancestor.
+	w.row = scratch(w.row, len(w.order))
+	w.parent = scratch(w.parent, rows)[:0]
 	for i, n := range w.order {
 		r := int32(-1)
 		if up := w.up[i]; up >= 0 {
-			r = row[up]
+			r = w.row[up]
 		}
 		if w.shown[i] && w.t.Keeps(n, f) {
-			s.Rows = append(s.Rows, Row{Node: n, Active: w.active(n), parent: r})
+			s.Rows = append(s.Rows, Row{Node: n, Active: w.active(n)})
+			w.parent = append(w.parent, r)
 			r = int32(len(s.Rows) - 1)
 		}
-		row[i] = r
+		w.row[i] = r
 	}
-	s.layout()
+	w.lay(s.Rows)
 	return s
 }
 
@@ -523,16 +538,21 @@ func endedBadly(stop []byte) bool {
 	return true
 }
 
-// layout computes each row's indentation, connector and gutters from its
-// place among the listed rows, as pi's recalculateVisualStructure does.
-// Rows are in depth-first order, so a row's parent is laid out before it.
-func (s *Selector) layout() {
-	rows := s.Rows
-	kids := make([]int32, len(rows))
-	last := make([]int32, len(rows))
+// lay computes each row's indentation, connector and gutters from its
+// place among the listed rows (w.parent), as pi's
+// recalculateVisualStructure does. Rows are in depth-first order, so a
+// row's parent is laid out before it.
+func (w *selectorWalk) lay(rows []Row) {
+	parent := w.parent
+	kids := scratch(w.kids, len(rows))
+	last := scratch(w.last, len(rows))
+	lay := scratch(w.layout, len(rows))
+	w.kids, w.last, w.layout = kids, last, lay
+	clear(kids)
+	defer clear(lay) // the gutters are the rows' to keep, not the scratch's
 	roots, lastRoot := 0, int32(-1)
 	for i := range rows {
-		if p := rows[i].parent; p < 0 {
+		if p := parent[i]; p < 0 {
 			roots++
 			lastRoot = int32(i)
 		} else {
@@ -541,41 +561,43 @@ func (s *Selector) layout() {
 		}
 	}
 	several := roots > 1
-	display := func(indent int) int {
+	display := func(indent int32) int {
 		if several {
-			return max(0, indent-1)
+			return int(max(0, indent-1))
 		}
-		return indent
+		return int(indent)
 	}
 	for i := range rows {
-		r := &rows[i]
-		if p := r.parent; p < 0 {
-			r.indent = 0
+		r, l := &rows[i], &lay[i]
+		virtualRoot := false
+		if p := parent[i]; p < 0 {
+			l.indent = 0
 			if several {
-				r.indent = 1
+				l.indent = 1
 			}
-			r.justBranched, r.showConn, r.virtualRoot = several, several, several
-			r.isLast = int32(i) == lastRoot
+			l.justBranched, l.showConn, virtualRoot = several, several, several
+			l.isLast = int32(i) == lastRoot
+			r.gutters = nil
 		} else {
-			pr := &rows[p]
+			pl := &lay[p]
 			fork := kids[p] > 1
-			r.indent = pr.indent
-			if fork || (pr.justBranched && pr.indent > 0) {
-				r.indent++
+			l.indent = pl.indent
+			if fork || (pl.justBranched && pl.indent > 0) {
+				l.indent++
 			}
-			r.justBranched, r.showConn = fork, fork
-			r.isLast = int32(i) == last[p]
-			r.gutters = pr.kids
+			l.justBranched, l.showConn = fork, fork
+			l.isLast = int32(i) == last[p]
+			r.gutters = pl.kids
 		}
-		r.kids = r.gutters
-		if r.showConn && !r.virtualRoot {
-			r.kids = &gutter{pos: max(0, display(r.indent)-1), show: !r.isLast, next: r.gutters}
+		l.kids = r.gutters
+		if l.showConn && !virtualRoot {
+			l.kids = &gutter{pos: max(0, display(l.indent)-1), show: !l.isLast, next: r.gutters}
 			r.Connector = Tee
-			if r.isLast {
+			if l.isLast {
 				r.Connector = Elbow
 			}
 		}
-		r.Indent = display(r.indent)
+		r.Indent = display(l.indent)
 	}
 }
 
