@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"math"
 	"path/filepath"
 	"strings"
@@ -27,8 +28,7 @@ func appendJSString(dst, v []byte) []byte {
 	case jsjson.Number:
 		return appendJSNumber(dst, jsjson.NumberValue(v))
 	case jsjson.String:
-		dst, _ = appendStringStart(dst, v, math.MaxInt)
-		return dst
+		return appendStringText(dst, v)
 	case jsjson.Array:
 		first := true
 		jsjson.Elements(v, func(el []byte) bool {
@@ -200,6 +200,45 @@ func shortenHome(path, home string) string {
 		return "~/" + rel
 	}
 	return path
+}
+
+// appendStringText appends a raw JSON string's whole text as
+// appendStringStart does with no bound: escapes decoded (a lone surrogate
+// is U+FFFD), each byte of invalid UTF-8 U+FFFD. Runs between escapes
+// that are valid UTF-8, most text, are copied whole.
+func appendStringText(dst, raw []byte) []byte {
+	if len(raw) < 2 {
+		return dst
+	}
+	body := raw[1 : len(raw)-1]
+	for len(body) > 0 {
+		k := bytes.IndexByte(body, '\\')
+		if k < 0 {
+			k = len(body)
+		}
+		// A backslash is never part of a UTF-8 sequence, valid or not, so
+		// the run decodes as it would with what follows it.
+		if run := body[:k]; utf8.Valid(run) {
+			dst = append(dst, run...)
+		} else {
+			for i := 0; i < len(run); {
+				r, size := utf8.DecodeRune(run[i:])
+				dst = utf8.AppendRune(dst, r)
+				i += size
+			}
+		}
+		body = body[k:]
+		switch {
+		case len(body) == 0:
+		case len(body) == 1: // a backslash that ends the text is itself
+			return append(dst, '\\')
+		default:
+			r, i := unescape(body, 0)
+			dst = utf8.AppendRune(dst, r)
+			body = body[i:]
+		}
+	}
+	return dst
 }
 
 // appendStringStart appends the start of a raw JSON string's text, at most
