@@ -260,7 +260,9 @@ func (t *Tree) Selector(leaf string, f Filter) *Selector {
 	c := &t.selectors
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.selector(t, leaf, f)
+	s := c.selector(t, leaf, f)
+	c.w.dropScratch()
+	return s
 }
 
 // Selectors are the selectors of every filter mode for one active leaf,
@@ -274,6 +276,7 @@ func (t *Tree) Selectors(leaf string) []*Selector {
 	for _, f := range Filters {
 		out[f] = c.selector(t, leaf, f)
 	}
+	c.w.dropScratch()
 	return out
 }
 
@@ -317,6 +320,12 @@ type selectorWalk struct {
 	// Scratch of the modes' selectors, made one after the other.
 	row, parent, kids, last []int32
 	layout                  []rowLayout
+}
+
+// dropScratch lets the scratch go once the modes asked for are made: the
+// walk is kept with the tree, its scratch need not be.
+func (w *selectorWalk) dropScratch() {
+	w.row, w.parent, w.kids, w.last, w.layout = nil, nil, nil, nil, nil
 }
 
 // scratch returns s resliced to n, grown if it is shorter.
