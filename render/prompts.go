@@ -65,7 +65,7 @@ func promptParts(ents []*sessions.Entry) []int {
 // appendPrompt appends the row of an entry if /fork offers it. An entry
 // without an id, which cannot be named, is left out.
 func appendPrompt(dst []byte, typ, role, id string, content []byte) []byte {
-	if typ != "message" || role != "user" || id == "" {
+	if !offered(typ, role, id) {
 		return dst
 	}
 	start := len(dst)
@@ -77,12 +77,18 @@ func appendPrompt(dst []byte, typ, role, id string, content []byte) []byte {
 	return appendID(normalizeFrom(dst, start), start, id)
 }
 
+// offered tells whether /fork offers an entry: a user message, with an id
+// to name it by.
+func offered(typ, role, id string) bool {
+	return typ == "message" && role == "user" && id != ""
+}
+
 // promptSize is the length of the row appendPrompt appends, counted with
 // the text decoded into scratch but neither broken nor trimmed there: line
 // breaks become spaces byte for byte, and the trim only cuts the ends. It
 // returns scratch for reuse.
 func promptSize(scratch []byte, typ, role, id string, content []byte) ([]byte, int) {
-	if typ != "message" || role != "user" || id == "" {
+	if !offered(typ, role, id) {
 		return scratch, 0
 	}
 	text := appendPromptText(scratch[:0], content)
