@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // TestReadAheadWithinBudget: grep -r over a generated store, through the
@@ -19,7 +19,7 @@ func TestReadAheadWithinBudget(t *testing.T) {
 		bytes int64
 	}{{"1MiB", 1 << 20}, {"64MiB", 64 << 20}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: c.bytes})
+			m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheBytes: c.bytes})
 			if out, code := runStatus(t, mnt, "grep", "-r", "-l", "no such needle anywhere", "."); code != 1 {
 				t.Fatalf("grep -r: exit %d: %s", code, out)
 			}

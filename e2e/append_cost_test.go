@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // appendNoticeBound is what one append may cost the kernel's caches, in
@@ -41,7 +41,7 @@ func TestAppendCostFollowsChange(t *testing.T) {
 	// Files changed within 2 s are looked at again at every change event
 	// (a rewrite in the same clock tick): the appends measured come later.
 	time.Sleep(2100 * time.Millisecond)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store})
 	dir := filepath.Join(mnt, filepath.Base(filepath.Dir(file)), strings.TrimSuffix(filepath.Base(file), ".jsonl"))
 	leaf := strings.TrimSpace(string(readMount(t, filepath.Join(dir, "leaf"))))
 	entries := len(lines(run(t, dir, "ls", "entries")))
@@ -148,7 +148,7 @@ func TestAppendCostFollowsChange(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "append"), []byte("a branch off the middle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, fresh := mountFS(t, mount.Options{SessionsDir: store})
+	_, fresh := mountFS(t, fs.Options{SessionsDir: store})
 	freshDir := filepath.Join(fresh, filepath.Base(filepath.Dir(file)), filepath.Base(dir))
 	for _, args := range [][]string{{"ls", "-lR", "tree"}, {"ls", "-l", "entries"}, {"ls", "-l", ".", "branches", "labels"},
 		{"cat", "leaf", "info.json", "context.json", "transcript.md"}} {

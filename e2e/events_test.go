@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/view"
 )
 
@@ -137,7 +137,7 @@ for (let r = 0; r < +rounds; r++) {
 // none doubled, with what pi wrote of it.
 func TestEventsSessionManager(t *testing.T) {
 	store := t.TempDir()
-	_, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	_, mnt := mountFS(t, fs.Options{SessionsDir: store})
 	os.Mkdir(filepath.Join(store, "--w-a--"), 0o755)
 	all := followLines(t, "cat", filepath.Join(mnt, "events"))
 	eventually(t, "the project folder", func() (bool, string) {
@@ -288,7 +288,7 @@ func TestEventsTailF(t *testing.T) {
 // it missed, in order; reads waiting at once are bounded.
 func TestEventsStuckReaders(t *testing.T) {
 	store, file := writeStore(t)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store})
 	for i := 0; i < 3; i++ { // readers that never read: held open until the test ends
 		f, err := os.Open(filepath.Join(mnt, "events"))
 		if err != nil {

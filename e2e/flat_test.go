@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/internal/oracle"
-	"github.com/pifs/pifs/mount"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -150,11 +150,11 @@ func TestMountWaitsForStore(t *testing.T) {
 			root := t.TempDir()
 			store := filepath.Join(root, "not", "yet", "sessions")
 			mnt := t.TempDir()
-			o := mount.Options{SessionsDir: store, Debug: testing.Verbose(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PollInterval: 100 * time.Millisecond}
+			o := fs.Options{SessionsDir: store, Debug: testing.Verbose(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PollInterval: 100 * time.Millisecond}
 			if testing.Verbose() {
 				o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			}
-			m, err := mount.Mount(mnt, o)
+			m, err := fs.Mount(mnt, o)
 			if err != nil {
 				t.Fatalf("mounting a sessions directory that does not exist yet: %v", err)
 			}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // TestRmRfChangesNothing: rm -rf of a session folder fails and leaves the
@@ -91,7 +91,7 @@ func TestOtherUsersSeeWhatTheStoreShows(t *testing.T) {
 	os.Mkdir(private, 0o700)
 	data, _ := os.ReadFile(file)
 	os.WriteFile(filepath.Join(private, "s.jsonl"), data, 0o600)
-	mnt := testMount(t, store, func(o *mount.Options) { o.AllowOther = true })
+	mnt := testMount(t, store, func(o *fs.Options) { o.AllowOther = true })
 	os.Chmod(filepath.Dir(mnt), 0o755) // the test's temp folder
 
 	pub := filepath.Join(mnt, fixProject, fixSession)

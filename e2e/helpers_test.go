@@ -15,23 +15,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // testMount mounts store in a temporary directory and unmounts it when the
 // test ends. FUSE debug output shows only with -v. When FUSE is not
 // available the test is skipped, unless PIFS_REQUIRE_FUSE=1.
-func testMount(t *testing.T, store string, opts ...func(*mount.Options)) string {
+func testMount(t *testing.T, store string, opts ...func(*fs.Options)) string {
 	t.Helper()
 	mnt := t.TempDir()
-	o := mount.Options{SessionsDir: store, Debug: testing.Verbose(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	o := fs.Options{SessionsDir: store, Debug: testing.Verbose(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if testing.Verbose() {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	for _, fn := range opts {
 		fn(&o)
 	}
-	m, err := mount.Mount(mnt, o)
+	m, err := fs.Mount(mnt, o)
 	if err != nil {
 		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
 			t.Fatalf("mount: %v", err)

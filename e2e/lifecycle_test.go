@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/oracle"
-	"github.com/pifs/pifs/mount"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -59,7 +59,7 @@ func TestTreeViewsThroughMountMatchPi(t *testing.T) {
 	sort.Strings(paths)
 	views := oracle.TreeViews(t, piHome, false, paths...)
 	exports := oracle.Export(t, "", paths...)
-	mnt := testMount(t, store, func(o *mount.Options) { o.Home = piHome })
+	mnt := testMount(t, store, func(o *fs.Options) { o.Home = piHome })
 
 	var rows, exported int
 	for dir, file := range files {
@@ -398,7 +398,7 @@ func TestTrashRefusedToOthers(t *testing.T) {
 	os.Chmod(store, 0o755)
 	oldStore(t, store)
 	before := hashFiles(t, store)
-	mnt := testMount(t, store, func(o *mount.Options) { o.AllowOther = true })
+	mnt := testMount(t, store, func(o *fs.Options) { o.AllowOther = true })
 	os.Chmod(filepath.Dir(mnt), 0o755)
 	if _, code := asUser(t, uid, gid, "mv", file, "/tmp/"); code == 0 {
 		t.Fatal("the other user renames the file directly")
@@ -503,7 +503,7 @@ func TestByIDPrefix(t *testing.T) {
 	second := filepath.Join(store, fixProject, "2024-01-02T00-00-00-000Z_11111111-2222-3333-4444-666666666666.jsonl")
 	os.WriteFile(second, []byte(strings.Replace(data, fixID, "11111111-2222-3333-4444-666666666666", 1)), 0o644)
 	var log syncBuffer
-	mnt := testMount(t, store, func(o *mount.Options) { o.Logger = newLogger(&log) })
+	mnt := testMount(t, store, func(o *fs.Options) { o.Logger = newLogger(&log) })
 
 	got, err := os.Readlink(filepath.Join(mnt, "by-id", "11111111-2222-3333-4444-5"))
 	if err != nil || got != "../"+fixProject+"/"+fixSession {

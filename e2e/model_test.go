@@ -25,8 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/internal/names"
-	"github.com/pifs/pifs/mount"
 )
 
 var (
@@ -101,8 +101,8 @@ type model struct {
 	rng      *rand.Rand
 	store    string
 	mnt      string
-	opts     mount.Options
-	fs       *mount.FS
+	opts     fs.Options
+	fs       *fs.FS
 	pi       *piServer
 	sessions []string // session files
 	views    map[string]*piModel
@@ -130,7 +130,7 @@ func runModel(t *testing.T, seed int64, steps int) {
 	}
 	m.pi = startPiServer(t)
 	m.mnt = t.TempDir()
-	m.opts = mount.Options{SessionsDir: m.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	m.opts = fs.Options{SessionsDir: m.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	m.mount()
 	t.Cleanup(func() {
 		if m.fs != nil {
@@ -167,7 +167,7 @@ func runModel(t *testing.T, seed int64, steps int) {
 }
 
 func (m *model) mount() {
-	fs, err := mount.Mount(m.mnt, m.opts)
+	fs, err := fs.Mount(m.mnt, m.opts)
 	if err != nil {
 		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
 			m.t.Fatalf("mount: %v", err)

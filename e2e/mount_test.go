@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -359,7 +359,7 @@ func TestWritesRefused(t *testing.T) {
 
 func TestReadOnlyModes(t *testing.T) {
 	store, _ := writeStore(t)
-	mnt := testMount(t, store, func(o *mount.Options) { o.MountOptions = []string{"ro"} })
+	mnt := testMount(t, store, func(o *fs.Options) { o.MountOptions = []string{"ro"} })
 	out := run(t, sessionPath(mnt), "stat", "-c", "%A %n", "leaf", "append", "name", "fork", "info.json")
 	for _, l := range lines(out) {
 		if !strings.HasPrefix(l, "-r--r--r-- ") {
@@ -417,15 +417,15 @@ func TestNameEncoding(t *testing.T) {
 func TestOverlapRefused(t *testing.T) {
 	store, _ := writeStore(t)
 	inside := filepath.Join(store, fixProject)
-	if _, err := mount.Mount(inside, mount.Options{SessionsDir: store}); err == nil || !strings.Contains(err.Error(), "inside the sessions directory") {
+	if _, err := fs.Mount(inside, fs.Options{SessionsDir: store}); err == nil || !strings.Contains(err.Error(), "inside the sessions directory") {
 		t.Errorf("mount inside the store: %v", err)
 	}
-	if _, err := mount.Mount(filepath.Dir(store), mount.Options{SessionsDir: store}); err == nil || !strings.Contains(err.Error(), "inside the mountpoint") {
+	if _, err := fs.Mount(filepath.Dir(store), fs.Options{SessionsDir: store}); err == nil || !strings.Contains(err.Error(), "inside the mountpoint") {
 		t.Errorf("mount over the store's parent: %v", err)
 	}
 	link := filepath.Join(t.TempDir(), "link")
 	os.Symlink(store, link)
-	if _, err := mount.Mount(link, mount.Options{SessionsDir: store}); err == nil {
+	if _, err := fs.Mount(link, fs.Options{SessionsDir: store}); err == nil {
 		t.Errorf("mount on a symlink to the store succeeded")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // TestMountpointRefused: each mistake is refused before mounting, with the
@@ -23,27 +23,27 @@ func TestMountpointRefused(t *testing.T) {
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
 	for _, c := range []struct {
 		name, mnt string
-		kind      mount.Kind
+		kind      fs.Kind
 		want      string
 	}{
-		{"missing", filepath.Join(tmp, "nope"), mount.KindMountpoint, "mkdir -p"},
-		{"file", file, mount.KindMountpoint, "not a directory"},
-		{"nonempty", full, mount.KindMountpoint, "--nonempty"},
-		{"inside", filepath.Join(store, fixProject), mount.KindMountpoint, "inside the sessions directory"},
+		{"missing", filepath.Join(tmp, "nope"), fs.KindMountpoint, "mkdir -p"},
+		{"file", file, fs.KindMountpoint, "not a directory"},
+		{"nonempty", full, fs.KindMountpoint, "--nonempty"},
+		{"inside", filepath.Join(store, fixProject), fs.KindMountpoint, "inside the sessions directory"},
 	} {
-		_, err := mount.Mount(c.mnt, mount.Options{SessionsDir: store})
-		if mount.KindOf(err) != c.kind || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v (kind %d), want kind %d and %q", c.name, err, mount.KindOf(err), c.kind, c.want)
+		_, err := fs.Mount(c.mnt, fs.Options{SessionsDir: store})
+		if fs.KindOf(err) != c.kind || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v (kind %d), want kind %d and %q", c.name, err, fs.KindOf(err), c.kind, c.want)
 		}
 	}
-	if _, err := mount.Mount(t.TempDir(), mount.Options{SessionsDir: file}); mount.KindOf(err) != mount.KindSessionsDir {
+	if _, err := fs.Mount(t.TempDir(), fs.Options{SessionsDir: file}); fs.KindOf(err) != fs.KindSessionsDir {
 		t.Errorf("store is a file: %v", err)
 	}
-	if _, err := mount.Mount(t.TempDir(), mount.Options{SessionsDir: store, MountOptions: []string{"bogus"}}); mount.KindOf(err) != mount.KindMount {
+	if _, err := fs.Mount(t.TempDir(), fs.Options{SessionsDir: store, MountOptions: []string{"bogus"}}); fs.KindOf(err) != fs.KindMount {
 		t.Errorf("bad option: %v", err)
 	}
 	mnt := testMount(t, store)
-	if _, err := mount.Mount(mnt, mount.Options{SessionsDir: store, NonEmpty: true}); mount.KindOf(err) != mount.KindMountpoint || !strings.Contains(err.Error(), "already a mount (fuse.pifs of "+store) {
+	if _, err := fs.Mount(mnt, fs.Options{SessionsDir: store, NonEmpty: true}); fs.KindOf(err) != fs.KindMountpoint || !strings.Contains(err.Error(), "already a mount (fuse.pifs of "+store) {
 		t.Errorf("mount on a mount: %v", err)
 	}
 	if src := mountsAt(t, mnt); len(src) != 1 || src[0] != store {
@@ -81,16 +81,16 @@ func TestDeadMounts(t *testing.T) {
 	store, _ := writeStore(t)
 	other := t.TempDir()
 	deadMount(t, other, "other", "elsewhere")
-	_, err := mount.Mount(other, mount.Options{SessionsDir: store})
+	_, err := fs.Mount(other, fs.Options{SessionsDir: store})
 	want := "mountpoint " + other + " is a disconnected fuse.other mount of elsewhere (transport endpoint is not connected); clear it with: fusermount3 -u -z " + other
-	if mount.KindOf(err) != mount.KindMountpoint || err == nil || err.Error() != want {
+	if fs.KindOf(err) != fs.KindMountpoint || err == nil || err.Error() != want {
 		t.Errorf("dead fuse.other mount: %v\nwant %s", err, want)
 	}
 
 	var logged strings.Builder
 	dead := t.TempDir()
-	deadMount(t, dead, mount.Name, store)
-	m, err := mount.Mount(dead, mount.Options{SessionsDir: store, Logger: newLogger(&logged)})
+	deadMount(t, dead, fs.Name, store)
+	m, err := fs.Mount(dead, fs.Options{SessionsDir: store, Logger: newLogger(&logged)})
 	if err != nil {
 		t.Fatalf("over a dead pifs mount: %v", err)
 	}

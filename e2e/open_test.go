@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // TestOpenFileOutlivesItsSession: files of a session opened before its
@@ -18,7 +18,7 @@ func TestOpenFileOutlivesItsSession(t *testing.T) {
 	store, file := writeStore(t)
 	// Without change events the kernel keeps attributes for a second:
 	// once it has let go of them, fstat comes to pifs.
-	mnt := testMount(t, store, func(o *mount.Options) { o.MountOptions = []string{"noevents"} })
+	mnt := testMount(t, store, func(o *fs.Options) { o.MountOptions = []string{"noevents"} })
 	s := sessionPath(mnt)
 	names := []string{"context.json", "transcript.md", "info.json", "entries/a1.json", "session.jsonl"}
 	open := map[string]*os.File{}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // TestGlobGrepParsesOnce: grep NEEDLE MNT/*/*/context.json, with a cache
@@ -28,7 +28,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 	// A file changed in the last 2 s is read by a parse, which checks its
 	// bytes (a rewrite within the same timestamp tick keeps the size and
 	// times): plans serve older ones.
-	racy, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: 1 << 20})
+	racy, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheBytes: 1 << 20})
 	// The files are touched just before, so that they are racy however
 	// long the generator and the mount took on a loaded machine.
 	written := time.Now()
@@ -58,7 +58,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 	}
 	time.Sleep(2100 * time.Millisecond)
 
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: 1 << 20})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheBytes: 1 << 20})
 	files := glob(mnt)
 	sizes := map[string]int64{}
 	for i := len(files) - 1; i >= 0; i-- { // as bash's glob tests them
@@ -73,7 +73,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 		t.Fatalf("the stats parsed %d times, want %d", parsed, n)
 	}
 	// The same files from a mount that keeps every parse.
-	_, ref := mountFS(t, mount.Options{SessionsDir: store})
+	_, ref := mountFS(t, fs.Options{SessionsDir: store})
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // combSession writes a session of forks entries in a chain where each
@@ -59,7 +59,7 @@ func combSession(t *testing.T, forks int) (store, folder string) {
 func TestTreeWalkLinearInForks(t *testing.T) {
 	const forks = 10000
 	store, folder := combSession(t, forks)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store})
 	before := m.Stats().ParentSteps
 	// Paths reach 90 KB: print one byte per name, not the names.
 	out := run(t, filepath.Join(mnt, folder), "find", "tree", "-printf", "x")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // One open control file is one transaction (SPEC "Writes").
@@ -152,7 +152,7 @@ func TestTxnVim(t *testing.T) {
 // 256 MiB, is TestTxnSpillsLarge's, with -pifs.large).
 func TestTxnTooBig(t *testing.T) {
 	store, file := writeStore(t)
-	_, mnt := mountFS(t, mount.Options{SessionsDir: store, TxnBytes: txnTestBytes})
+	_, mnt := mountFS(t, fs.Options{SessionsDir: store, TxnBytes: txnTestBytes})
 	s := sessionPath(mnt)
 	data := readText(t, file)
 	// write(2) returns a short count when a later piece of it (the kernel
@@ -199,7 +199,7 @@ func TestTxnSpills(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	store, file := writeStore(t)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store, TxnBytes: txnTestBytes})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store, TxnBytes: txnTestBytes})
 	s := sessionPath(mnt)
 	data := readText(t, file)
 
@@ -270,7 +270,7 @@ func TestTxnSpillsLarge(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	store, file := writeStore(t)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store})
 	s := sessionPath(mnt)
 	data := readText(t, file)
 	// Writing 5 to clear_refs resets VmHWM to the current RSS.

@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/internal/gen"
-	"github.com/pifs/pifs/mount"
 )
 
 // mountFS mounts o in a temporary folder, quietly, until the test ends,
-// and gives the mount.FS (for its counters) and the mountpoint.
-func mountFS(t *testing.T, o mount.Options) (*mount.FS, string) {
+// and gives the fs.FS (for its counters) and the mountpoint.
+func mountFS(t *testing.T, o fs.Options) (*fs.FS, string) {
 	t.Helper()
 	mnt := t.TempDir()
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	m, err := mount.Mount(mnt, o)
+	m, err := fs.Mount(mnt, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func genProject(t *testing.T, name string, n, entries, avgBytes int) string {
 // ends, and the views whose size takes a render are listed by name only.
 // A stat of one of them parses its session, once.
 func TestWalkParsesNothing(t *testing.T) {
-	m, mnt := mountFS(t, mount.Options{SessionsDir: demoStore(t)})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: demoStore(t)})
 	out := run(t, mnt, "find", ".", "-maxdepth", "3")
 	if n := len(lines(out)); n < 100 {
 		t.Fatalf("find listed %d names", n)
@@ -68,7 +68,7 @@ func TestWalkParsesNothing(t *testing.T) {
 // append through it, show to the very next command.
 func TestListingKeptByKernel(t *testing.T) {
 	store := demoStore(t)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store})
 	proj := filepath.Join(mnt, "--home-user-proj--")
 	list := func() []string {
 		ents, err := os.ReadDir(proj)
@@ -141,7 +141,7 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 	const n = 6
 	store := genProject(t, "many", n, 3000, 40)
 	const cache = 8 << 20
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: cache})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheBytes: cache})
 	out := run(t, mnt, "find", ".")
 	if got := len(lines(out)); got < n*3000 {
 		t.Fatalf("find listed %d names", got)
@@ -160,7 +160,7 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 func TestManyNamesListedAlone(t *testing.T) {
 	const entries = 10000
 	store := genProject(t, "big", 1, entries, 40)
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: 8 << 20})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheBytes: 8 << 20})
 	dirs, err := filepath.Glob(filepath.Join(mnt, "--home-user-big--", "2025-*", "entries"))
 	if err != nil || len(dirs) != 1 {
 		t.Fatalf("entries/ folders: %v (%v)", dirs, err)
@@ -198,7 +198,7 @@ func TestManyNamesListedAlone(t *testing.T) {
 func TestListingsStopAddingNodes(t *testing.T) {
 	store := genProject(t, "many", 1000, 3, 40)
 	const cache = 8 << 20
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheBytes: cache})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheBytes: cache})
 	if n := len(lines(run(t, mnt, "find", ".", "-maxdepth", "3"))); n < 20000 {
 		t.Fatalf("find listed %d names", n)
 	}
@@ -224,7 +224,7 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	store := genProject(t, "walk", n, entries, 200)
 	// However slow the machine, find is one walk, and the lookups below
 	// turn attributes on for the rest of the test.
-	m, mnt := mountFS(t, mount.Options{SessionsDir: store, WalkGap: time.Minute, WalkHold: time.Minute})
+	m, mnt := mountFS(t, fs.Options{SessionsDir: store, WalkGap: time.Minute, WalkHold: time.Minute})
 	proj := filepath.Join(mnt, "--home-user-walk--")
 	if got := len(lines(run(t, proj, "find", ".", "-path", "*/entries/*"))); got < n*entries {
 		t.Fatalf("find listed %d entry files, want %d", got, n*entries)
@@ -287,7 +287,7 @@ func TestRestartReadsNothing(t *testing.T) {
 	}
 	var first []string
 	for round := range 2 {
-		m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheDir: cacheDir})
+		m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheDir: cacheDir})
 		x := m.Index()
 		for i, w := range walks {
 			out := run(t, mnt, w[0], w[1:]...)
@@ -330,11 +330,11 @@ func TestBadCache(t *testing.T) {
 	store := demoStore(t)
 	time.Sleep(2100 * time.Millisecond)
 	walk := "ls -l by-id ./*/2*/ ./*/by-name; cat usage/sessions.csv"
-	_, plain := mountFS(t, mount.Options{SessionsDir: store})
+	_, plain := mountFS(t, fs.Options{SessionsDir: store})
 	want := run(t, plain, "sh", "-c", walk)
 	// fill writes a cache for store into dir with a mount of its own.
 	fill := func(t *testing.T, dir string) string {
-		m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheDir: dir})
+		m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheDir: dir})
 		run(t, mnt, "sh", "-c", walk)
 		if err := m.Unmount(); err != nil {
 			t.Fatal(err)
@@ -394,10 +394,10 @@ func TestBadCache(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.prepare(t)
 			var log output
-			o := mount.Options{SessionsDir: store, CacheDir: dir}
+			o := fs.Options{SessionsDir: store, CacheDir: dir}
 			mnt := t.TempDir()
 			o.Logger = slog.New(slog.NewTextHandler(&log, nil))
-			m, err := mount.Mount(mnt, o)
+			m, err := fs.Mount(mnt, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -433,7 +433,7 @@ func TestLsCountsTreeViewsOnce(t *testing.T) {
 	cacheDir := t.TempDir()
 	views := []string{"tree.txt", "tree-no-tools.txt", "tree-user-only.txt", "tree-labeled-only.txt", "tree-all.txt", "prompts.txt"}
 	for round := range 2 {
-		m, mnt := mountFS(t, mount.Options{SessionsDir: store, CacheDir: cacheDir})
+		m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheDir: cacheDir})
 		out := run(t, mnt, "sh", "-c", "ls -l ./--*/2*/")
 		for _, v := range views {
 			if got := strings.Count(out, " "+v+"\n"); got != n {

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/internal/oracle"
-	"github.com/pifs/pifs/mount"
 )
 
 // Writes through the mount (SPEC.md, "Writes"), driven by the shell as a
@@ -720,7 +720,7 @@ func sortedCopy(s []string) []string {
 // leaves the store untouched.
 func TestWriteReadOnly(t *testing.T) {
 	store, _ := writeStore(t)
-	mnt := testMount(t, store, func(o *mount.Options) { o.ReadOnly = true })
+	mnt := testMount(t, store, func(o *fs.Options) { o.ReadOnly = true })
 	s := sessionPath(mnt)
 	hash := hashTree(t, store)
 	for _, p := range []string{"leaf", "name", "append", "fork", "../new", "../../new"} {

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/sessions"
 	"github.com/spf13/pflag"
 )
@@ -38,7 +38,7 @@ type config struct {
 	cacheBytes int64
 	// where tells which sessions directory was taken and why.
 	where string
-	mount mount.Options
+	mount fs.Options
 }
 
 // usageError is a mistake on the command line (exit code 2).
@@ -110,7 +110,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	cfg.verbose = *verbose
 	cfg.logFile = *logFile
 	cfg.pidFile = *pidFile
-	cfg.mount = mount.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
+	cfg.mount = fs.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
 	size := *cacheSize
 	diskCache := *cacheDir
 	dir := *sessionsDir
@@ -245,14 +245,14 @@ func ensurePath() {
 	os.Setenv("PATH", path)
 }
 
-// exitCode maps an error from mount.Mount to the documented exit code.
+// exitCode maps an error from fs.Mount to the documented exit code.
 func exitCode(err error) int {
-	switch mount.KindOf(err) {
-	case mount.KindMountpoint:
+	switch fs.KindOf(err) {
+	case fs.KindMountpoint:
 		return exitMountpoint
-	case mount.KindSessionsDir:
+	case fs.KindSessionsDir:
 		return exitSessionsDir
-	case mount.KindMount:
+	case fs.KindMount:
 		if strings.Contains(err.Error(), "mount option") {
 			return exitUsage
 		}

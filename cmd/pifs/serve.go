@@ -13,7 +13,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/pifs/pifs/mount"
+	"github.com/pifs/pifs/fs"
 )
 
 // daemonEnv names the descriptor through which a background child reports
@@ -50,7 +50,7 @@ func serve(cfg config, ready *os.File) int {
 	}
 	cfg.mount.Parsed = newMemory(cfg.cacheBytes).parsed
 	spareProc()
-	m, err := mount.Mount(cfg.mountpoint, cfg.mount)
+	m, err := fs.Mount(cfg.mountpoint, cfg.mount)
 	if err != nil {
 		return fail(ready, logFile, exitCode(err), err)
 	}

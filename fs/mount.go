@@ -1,7 +1,7 @@
-// Package mount owns a pifs mount's lifecycle: it checks the options, mounts
+// Package fs owns a pifs mount's lifecycle: it checks the options, mounts
 // the tree of package nodes with go-fuse, runs the watcher that keeps the
 // kernel's caches in step with the store, and unmounts.
-package mount
+package fs
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package mount
+package fs
 
 import (
 	"github.com/hanwen/go-fuse/v2/fuse"

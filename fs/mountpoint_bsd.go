@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package mount
+package fs
 
 import "syscall"
 
