@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pifs/pifs/internal/spill"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -142,7 +143,7 @@ func (c forkControl) name() string { return forkName }
 
 func (c forkControl) refused(err error) { c.s.refused(err) }
 
-func (c forkControl) run(x *Txn, _ any, lines *spill) ([]byte, error) {
+func (c forkControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -150,7 +151,7 @@ func (c forkControl) run(x *Txn, _ any, lines *spill) ([]byte, error) {
 	var plans []newSession
 	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		taken := map[string]bool{}
-		return lines.each(func(i int, l []byte) error {
+		return lines.Each(func(i int, l []byte) error {
 			p, err := c.plan(who, ss, l, taken)
 			if err != nil {
 				return lineError("fork", i+1, err)
@@ -224,14 +225,14 @@ func (c newControl) refused(err error) {
 	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
-func (c newControl) run(x *Txn, _ any, lines *spill) ([]byte, error) {
+func (c newControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
 	who := x.caller
 	var plans []newSession
 	taken := map[string]bool{}
-	err := lines.each(func(i int, l []byte) error {
+	err := lines.Each(func(i int, l []byte) error {
 		p, err := c.plan(who, l, taken)
 		if err != nil {
 			return lineError("new", i+1, err)

@@ -29,7 +29,7 @@ func deepStore(t testing.TB) sessionControl[*tree.PreparedLine] {
 func runLines(c sessionControl[*tree.PreparedLine], state any, lines ...[]byte) error {
 	x := &Txn{v: c.s.v}
 	sp := x.newSpill()
-	defer sp.close()
+	defer sp.Close()
 	for _, l := range lines {
 		sp.Add(l)
 	}

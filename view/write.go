@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pifs/pifs/internal/spill"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -39,7 +40,7 @@ import (
 // bounded (maxTxn): past it, EFBIG.
 //
 // Memory stays bounded whatever is written: a transaction's lines, and the
-// entries its checks build from them, are kept in spills (see spill.go),
+// entries its checks build from them, are kept in spills (package spill),
 // which go to an unlinked temporary file past 1 MiB; a session control
 // keeps of its lines only the ids of their entries. At commit, a batch built
 // against the very version of the session the file still is goes out as it
@@ -87,7 +88,7 @@ type control interface {
 	// last check returned (nil when it was not checked), from which it may
 	// take what does not depend on the store. It returns what reading the
 	// same open file gives afterwards (nil: the file's own content).
-	run(x *Txn, state any, lines *spill) (reply []byte, err error)
+	run(x *Txn, state any, lines *spill.Lines) (reply []byte, err error)
 	// refused records why a write was refused.
 	refused(err error)
 }
@@ -101,10 +102,10 @@ type Txn struct {
 
 	mu      sync.Mutex
 	pending []byte // the start of a line whose newline has not come yet
-	lines   *spill // the transaction's complete lines, checked (nil: none)
+	lines   *spill.Lines // the transaction's complete lines, checked (nil: none)
 	state   any    // what the last check returned
 	size    int64  // bytes written in this transaction
-	held    held   // what the transaction's spills hold in memory
+	held    spill.Held   // what the transaction's spills hold in memory
 	// failed is why the transaction was refused: every later write of
 	// this open file is refused too. laterSaid tells that one of those
 	// was recorded already (one is enough in errors).
@@ -136,19 +137,19 @@ func (v *View) Write(f File, c Caller) (*Txn, error) {
 		}
 	}
 	t := &Txn{v: v, f: f, ctl: ctl, caller: c}
-	t.held.peak = func(n int64) { v.txnHeld(n + int64(cap(t.pending))) }
+	t.held.Peak = func(n int64) { v.txnHeld(n + int64(cap(t.pending))) }
 	return t, nil
 }
 
 // newSpill starts a spill of this transaction.
-func (t *Txn) newSpill() *spill { return newSpill(t.v.opts.SpillDir, &t.held) }
+func (t *Txn) newSpill() *spill.Lines { return spill.New(t.v.opts.SpillDir, &t.held) }
 
 // stateCloser is a check's state that holds a spill.
 type stateCloser interface{ close() }
 
 // drop gives back what the transaction holds: its lines and its state.
 func (t *Txn) drop() {
-	t.lines.close()
+	t.lines.Close()
 	if c, ok := t.state.(stateCloser); ok {
 		c.close()
 	}
@@ -175,7 +176,7 @@ func (t *Txn) Write(data []byte) (int, error) {
 	t.size += int64(len(data))
 	if end < 0 {
 		t.pending = append(t.pending, data...)
-		t.held.add(0)
+		t.held.Add(0)
 		return len(data), nil
 	}
 	batch := append(t.pending, data[:end]...)
@@ -434,29 +435,29 @@ var (
 // against.
 type sessionTxn struct {
 	b   *tree.Builder
-	out *spill
+	out *spill.Lines
 	// version is the version of the session file every line was built
 	// against; nil once a check found another.
 	version *sessions.File
 }
 
-func (x *sessionTxn) close() { x.out.close() }
+func (x *sessionTxn) close() { x.out.Close() }
 
 // run appends the transaction's entries: those its checks built when the
 // session is still the version they were built against, else built again,
 // from the lines read back and prepared again, against the session as it
 // is now.
-func (c sessionControl[P]) run(x *Txn, state any, lines *spill) ([]byte, error) {
+func (c sessionControl[P]) run(x *Txn, state any, lines *spill.Lines) ([]byte, error) {
 	txn, _ := state.(*sessionTxn)
 	return nil, c.s.appendBatch(func(ss *session) ([]byte, func(), error) {
-		out, own := (*spill)(nil), false
+		out, own := (*spill.Lines)(nil), false
 		if txn != nil && txn.version != nil && txn.version == ss.file && txn.b.Len() > 0 {
 			out = txn.out
 		} else {
 			out, own = x.newSpill(), true
 			b := ss.tree.NewBuilder()
 			b.Out = out
-			err := lines.each(func(i int, l []byte) error {
+			err := lines.Each(func(i int, l []byte) error {
 				p, err := c.prepare(l)
 				if err != nil {
 					return lineError(c.ctl, i+1, err)
@@ -467,20 +468,20 @@ func (c sessionControl[P]) run(x *Txn, state any, lines *spill) ([]byte, error) 
 				return c.bounded(x, out)
 			})
 			if err != nil || b.Len() == 0 {
-				out.close()
+				out.Close()
 				return nil, nil, err
 			}
 		}
-		batch, done, err := out.batch()
+		batch, done, err := out.Batch()
 		if err != nil {
 			if own {
-				out.close()
+				out.Close()
 			}
 			return nil, nil, err
 		}
 		if own {
 			unmap := done
-			done = func() { unmap(); out.close() }
+			done = func() { unmap(); out.Close() }
 		}
 		return batch, done, nil
 	})
@@ -488,11 +489,11 @@ func (c sessionControl[P]) run(x *Txn, state any, lines *spill) ([]byte, error) 
 
 // bounded refuses a batch whose entries pass the transaction's bound, and
 // one whose spill failed.
-func (c sessionControl[P]) bounded(x *Txn, out *spill) error {
+func (c sessionControl[P]) bounded(x *Txn, out *spill.Lines) error {
 	if err := out.Err(); err != nil {
 		return err
 	}
-	if limit := x.v.txnBytes(); out.size > limit {
+	if limit := x.v.txnBytes(); out.Size() > limit {
 		return refuse(ErrTooLong, "%s: the entries a transaction (everything written through one open file before it is closed, synced or read) makes are bounded to %s; write in several opens", c.ctl, sizeMiB(limit))
 	}
 	return nil

@@ -1,4 +1,4 @@
-package view
+package spill
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ func TestSpill(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			dir := t.TempDir()
 			var peak int64
-			h := &held{peak: func(now int64) { peak = max(peak, now) }}
-			s := newSpill(dir, h)
+			h := &Held{Peak: func(now int64) { peak = max(peak, now) }}
+			s := New(dir, h)
 			var want [][]byte
 			for i := 0; i < n; i++ {
 				l := []byte(fmt.Sprintf("line %d %s", i, strings.Repeat("y", i%200)))
@@ -40,7 +40,7 @@ func TestSpill(t *testing.T) {
 			}
 			for round := 0; round < 2; round++ {
 				i := 0
-				err := s.each(func(j int, l []byte) error {
+				err := s.Each(func(j int, l []byte) error {
 					if j != i || !bytes.Equal(l, want[i]) {
 						t.Fatalf("line %d: %.40q, want line %d: %.40q", j, l, i, want[i])
 					}
@@ -51,7 +51,7 @@ func TestSpill(t *testing.T) {
 					t.Fatalf("each: %d lines, %v", i, err)
 				}
 			}
-			batch, done, err := s.batch()
+			batch, done, err := s.Batch()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,12 +59,12 @@ func TestSpill(t *testing.T) {
 				t.Errorf("batch of %d bytes, want %d", len(batch), len(joined))
 			}
 			done()
-			if bound := int64(spillAt + 3*64<<10 + 2*(200<<10)); peak > bound {
+			if bound := int64(At + 3*64<<10 + 2*(200<<10)); peak > bound {
 				t.Errorf("held %d bytes at most; want at most %d", peak, bound)
 			}
-			s.close()
-			if h.now != 0 {
-				t.Errorf("%d bytes still counted held after close", h.now)
+			s.Close()
+			if h.Now != 0 {
+				t.Errorf("%d bytes still counted held after close", h.Now)
 			}
 			if s.Err() == nil {
 				t.Error("a closed spill has no error")

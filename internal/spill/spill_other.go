@@ -1,6 +1,6 @@
 //go:build !linux
 
-package view
+package spill
 
 import (
 	"os"
