@@ -101,10 +101,10 @@ type Txn struct {
 	caller Caller
 
 	mu      sync.Mutex
-	pending []byte // the start of a line whose newline has not come yet
+	pending []byte       // the start of a line whose newline has not come yet
 	lines   *spill.Lines // the transaction's complete lines, checked (nil: none)
-	state   any    // what the last check returned
-	size    int64  // bytes written in this transaction
+	state   any          // what the last check returned
+	size    int64        // bytes written in this transaction
 	held    spill.Held   // what the transaction's spills hold in memory
 	// failed is why the transaction was refused: every later write of
 	// this open file is refused too. laterSaid tells that one of those
