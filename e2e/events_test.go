@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/fs"
-	"github.com/pifs/pifs/view"
 )
 
 // The events files and active/ through the kernel, with real readers (cat,
@@ -200,19 +200,19 @@ func TestEventsSessionManager(t *testing.T) {
 		t.Fatalf("%d sessions written, want %d", len(want), procs*perProc)
 	}
 	check := func(name string, f *lineFollower, n int, only string) {
-		lines := f.waitLines(t, name, n, view.EventAppend, view.EventNamed)
+		lines := f.waitLines(t, name, n, events.Append, events.Named)
 		got := map[string][]map[string]any{}
 		created := 0
 		for _, l := range lines {
 			switch l["event"] {
-			case view.EventCreated:
+			case events.Created:
 				created++
 				if len(got[l["path"].(string)]) > 0 {
 					t.Errorf("%s: %s created after its entries", name, l["path"])
 				}
-			case view.EventAppend, view.EventNamed:
+			case events.Append, events.Named:
 				got[l["path"].(string)] = append(got[l["path"].(string)], l)
-			case view.EventOpen:
+			case events.Open:
 			default:
 				t.Errorf("%s: unexpected line %v", name, l)
 			}
@@ -263,13 +263,13 @@ func TestEventsTailF(t *testing.T) {
 	store, _ := writeStore(t)
 	mnt := testMount(t, store)
 	tail := followLines(t, "tail", "-f", filepath.Join(mnt, "events"))
-	tail.waitLines(t, "tail -f", 1, view.EventOpen)
+	tail.waitLines(t, "tail -f", 1, events.Open)
 	ctl := filepath.Join(mnt, fixProject, fixSession, "append")
 	for i := 0; i < 3; i++ {
 		if err := os.WriteFile(ctl, []byte(fmt.Sprintf("message %d\n", i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tail.waitLines(t, "tail -f", i+1, view.EventAppend)
+		tail.waitLines(t, "tail -f", i+1, events.Append)
 	}
 	lines := tail.lines(t)
 	for i, l := range lines[1:] {
@@ -335,9 +335,9 @@ func TestEventsStuckReaders(t *testing.T) {
 		var l map[string]any
 		json.Unmarshal(line, &l)
 		switch l["event"] {
-		case view.EventMissed:
+		case events.Missed:
 			missed += int(l["count"].(float64))
-		case view.EventAppend:
+		case events.Append:
 			var k int
 			fmt.Sscanf(l["id"].(string), "e%d", &k)
 			if k <= last {
@@ -350,10 +350,12 @@ func TestEventsStuckReaders(t *testing.T) {
 		t.Errorf("missed %d, read %d, last e%d", missed, seen, last)
 	}
 
-	// Reads waiting at once are bounded: past the bound a read returns
-	// nothing (end of file) at once, and the mount still answers.
-	done := make(chan int, view.MaxBlockedReads+8)
-	for i := 0; i < view.MaxBlockedReads+8; i++ {
+	// Reads waiting at once are bounded (docs/reference.md states the
+	// bound): past it a read returns nothing (end of file) at once, and
+	// the mount still answers.
+	const maxBlockedReads = 32
+	done := make(chan int, maxBlockedReads+8)
+	for i := 0; i < maxBlockedReads+8; i++ {
 		f, err := os.Open(filepath.Join(mnt, "events"))
 		if err != nil {
 			t.Fatal(err)
@@ -373,14 +375,14 @@ func TestEventsStuckReaders(t *testing.T) {
 		}
 		early++
 	}
-	if b := m.EventStats().Blocked; b != view.MaxBlockedReads {
-		t.Errorf("%d reads wait, want %d", b, view.MaxBlockedReads)
+	if b := m.EventStats().Blocked; b != maxBlockedReads {
+		t.Errorf("%d reads wait, want %d", b, maxBlockedReads)
 	}
 	if _, err := os.ReadFile(filepath.Join(mnt, fixProject, fixSession, "info.json")); err != nil {
 		t.Fatal(err)
 	}
 	appendLine(t, file, `{"type":"label","id":"z1","parentId":"e2999","targetId":"a1","label":"z"}`)
-	for i := 0; i < view.MaxBlockedReads; i++ {
+	for i := 0; i < maxBlockedReads; i++ {
 		if n := <-done; n == 0 {
 			t.Error("a waiting read got nothing")
 		}

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/internal/fakemodel"
 	"github.com/pifs/pifs/internal/oracle"
-	"github.com/pifs/pifs/view"
 )
 
 // The real pi CLI (pi -p) against internal/fakemodel, with the mount over
@@ -258,7 +258,7 @@ func TestPiCLIEvents(t *testing.T) {
 	_, a, mnt := piCLI(t, fakemodel.Echo)
 	cwdA, cwdB, cwdC := t.TempDir(), t.TempDir(), t.TempDir()
 	all := followLines(t, "cat", filepath.Join(mnt, "events"))
-	all.waitLines(t, "events", 1, view.EventOpen)
+	all.waitLines(t, "events", 1, events.Open)
 
 	created, err := forkThrough(filepath.Join(mnt, "new"), cwdA+"\n")
 	if err != nil {
@@ -267,7 +267,7 @@ func TestPiCLIEvents(t *testing.T) {
 	projA := strings.Split(created, "/")[0]
 	fileA := filepath.Join(a.Sessions, created+".jsonl")
 	proj := followLines(t, "cat", filepath.Join(mnt, projA, "events"))
-	proj.waitLines(t, projA+"/events", 1, view.EventOpen)
+	proj.waitLines(t, projA+"/events", 1, events.Open)
 
 	// together runs pi turns at once: {cwd, prompt, args...}.
 	together := func(turns ...[]string) {
@@ -324,16 +324,16 @@ func TestPiCLIEvents(t *testing.T) {
 		for _, p := range paths {
 			n += len(want[p])
 		}
-		lines := f.waitLines(t, name, n, view.EventAppend, view.EventNamed, view.EventLeaf)
+		lines := f.waitLines(t, name, n, events.Append, events.Named, events.Leaf)
 		got := map[string][]map[string]any{}
 		createdLines := 0
 		for _, l := range lines {
 			switch l["event"] {
-			case view.EventCreated:
+			case events.Created:
 				createdLines++
-			case view.EventAppend, view.EventNamed, view.EventLeaf:
+			case events.Append, events.Named, events.Leaf:
 				got[l["path"].(string)] = append(got[l["path"].(string)], l)
-			case view.EventOpen:
+			case events.Open:
 			default:
 				t.Errorf("%s: unexpected line %v", name, l)
 			}

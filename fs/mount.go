@@ -18,6 +18,7 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/nodes"
 	"github.com/pifs/pifs/sessions"
@@ -493,8 +494,8 @@ func (f *FS) Detach() error {
 // Stats are counts of the work the mount has done (see view.Stats).
 func (f *FS) Stats() view.Stats { return f.view.Stats() }
 
-// EventStats are counts of the events files' work (see view.EventStats).
-func (f *FS) EventStats() view.EventStats { return f.view.EventStats() }
+// EventStats are counts of the events files' work (see events.Stats).
+func (f *FS) EventStats() events.Stats { return f.view.EventStats() }
 
 // Index is the store index the mount reads through.
 func (f *FS) Index() *sessions.Index { return f.view.Index() }

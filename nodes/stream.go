@@ -8,12 +8,13 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/view"
 )
 
 // streamFile is a file whose reads are a stream of lines from the moment it
 // is opened (events): a read with nothing new waits for the next line (see
-// view.EventReader.Read), and each open file has a size of its own, what it
+// events.Reader.Read), and each open file has a size of its own, what it
 // was given, so that tail -f, which polls the size with fstat, follows it.
 //
 // The kernel does not say which open file an fstat is of (go-fuse hands
@@ -31,7 +32,7 @@ type streamFile struct {
 
 // streamHandle is an open stream and the process that opened it.
 type streamHandle struct {
-	rd  *view.EventReader
+	rd  *events.Reader
 	pid uint32
 }
 

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/trash"
 	"github.com/pifs/pifs/sessions"
@@ -302,10 +303,10 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	}
 	// Said before the move: the watcher may see the file go at once.
 	moved := false
-	v.events.movedBy(f.Path, EventTrashed)
+	v.events.MovedBy(f.Path, events.Trashed)
 	defer func(path string) {
 		if !moved {
-			v.events.movedBy(path, "")
+			v.events.MovedBy(path, "")
 		}
 	}(f.Path)
 	_, err = sessions.TrashSession(tr, f, time.Now())
@@ -362,10 +363,10 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 		return fail(err)
 	}
 	moved := false
-	v.events.movedBy(t.Original, EventRestored)
+	v.events.MovedBy(t.Original, events.Restored)
 	defer func() {
 		if !moved {
-			v.events.movedBy(t.Original, "")
+			v.events.MovedBy(t.Original, "")
 		}
 	}()
 	err = sessions.RestoreSession(tr, t)

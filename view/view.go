@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -67,7 +68,7 @@ type View struct {
 	removals removals
 	ahead    *ahead
 	walk     walkGuess
-	events   *hub
+	events   *events.Hub
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	// listings and lookups count the folders listed and the names looked
@@ -89,7 +90,8 @@ func New(o Options) *View {
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
-	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), events: newHub()}
+	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	v.events = events.NewHub(v.st.x)
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
 	v.ahead = newAhead(v, v.st.budget)
 	v.st.onParse = o.Parsed
