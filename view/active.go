@@ -37,9 +37,9 @@ func activeChild(v *View, project string) Child {
 func (d *activeDir) sessions(now time.Time, span time.Duration) []*sessions.File {
 	var files []*sessions.File
 	if d.project == "" {
-		files = d.v.st.x.All()
+		files = d.v.x.All()
 	} else {
-		files, _ = d.v.st.sessionFiles(d.project)
+		files, _ = d.v.sessionFiles(d.project)
 	}
 	out := files[:0:0]
 	since := now.Add(-span).UnixNano()
@@ -103,7 +103,7 @@ type activeLink struct {
 }
 
 func (l *activeLink) target() (string, time.Time, error) {
-	f, err := l.v.st.meta(l.sproject, l.name)
+	f, err := l.v.meta(l.sproject, l.name)
 	if err != nil {
 		return "", time.Time{}, err
 	}

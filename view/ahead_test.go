@@ -9,24 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/gen"
 )
 
-// aheadRoot makes a project of n sessions of a few dozen entries, lists
-// it, and reads ahead window sessions (and no further: see TestAheadFurther).
-func aheadRoot(t testing.TB, n, window int) (*View, string) {
-	t.Helper()
-	project := "--home-u-p--"
-	v := aheadStore(t, []string{project}, n, window)
-	if _, err := v.st.sessionFiles(project); err != nil {
-		t.Fatal(err)
-	}
-	return v, project
-}
-
-// aheadStore makes projects of the same n sessions each, and reads ahead
-// window sessions.
-func aheadStore(t testing.TB, projects []string, n, window int) *View {
+// aheadStore makes projects of the same n sessions each.
+func aheadStore(t testing.TB, projects []string, n int) *View {
 	t.Helper()
 	dir := t.TempDir()
 	for _, project := range projects {
@@ -42,9 +30,7 @@ func aheadStore(t testing.TB, projects []string, n, window int) *View {
 			f.Close()
 		}
 	}
-	v := New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	v.ahead.window, v.ahead.far = window, window
-	return v
+	return New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // statFile stats a file of session s%03d as ls -l does.
@@ -59,170 +45,13 @@ func statFile(t testing.TB, v *View, project string, i int, name string) {
 	}
 }
 
-// readFile reads a file of session s%03d as cat does.
-func readFile(t testing.TB, v *View, project string, i int, name string) {
-	t.Helper()
-	c, err := v.Lookup(newSessionDir(v, project, fmt.Sprintf("s%03d", i)), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := c.Node().(*contextFile).content(); err != nil {
-		t.Fatal(err)
-	}
-}
-
+// settle waits until no session is being made ready ahead of a walk.
 func settle(t testing.TB, v *View) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !v.ahead.idle(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); v.cache.Stats().AheadBusy != 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("reading ahead does not stop")
 		}
-	}
-}
-
-// parsedSet is which of n sessions are in the cache.
-func parsedSet(v *View, project string, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		f, err := v.st.meta(project, fmt.Sprintf("s%03d", i))
-		b[i] = '.'
-		if err == nil && v.st.isParsed(sessionKey{path: f.Path}) {
-			b[i] = 'P'
-		}
-	}
-	return string(b)
-}
-
-// TestAheadWalk: statting a view in two sessions in a row, either way,
-// makes that view of the next window sessions ready, once each; a walk
-// then parses no session twice and finds the rest counted.
-func TestAheadWalk(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		order []int
-		want  string // parsed after the first two
-	}{
-		{"forward", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "PPPPP....."},
-		{"backward", []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, ".....PPPPP"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v, p := aheadRoot(t, 10, 3)
-			statFile(t, v, p, tc.order[0], contextName)
-			statFile(t, v, p, tc.order[1], contextName)
-			settle(t, v)
-			if got := parsedSet(v, p, 10); got != tc.want {
-				t.Fatalf("after two sessions, parsed %s, want %s", got, tc.want)
-			}
-			for _, i := range tc.order[2:] {
-				f, _ := v.st.meta(p, fmt.Sprintf("s%03d", i))
-				if _, ok := recordedSize(f, contextName); !ok {
-					t.Errorf("s%03d: context.json not counted ahead", i)
-				}
-				statFile(t, v, p, i, contextName)
-				settle(t, v)
-			}
-			if n := v.st.opened.Load(); n != 10 {
-				t.Errorf("a walk of 10 sessions parsed %d times, want 10", n)
-			}
-			if n := v.ahead.ran.Load(); n != 8 {
-				t.Errorf("%d sessions read ahead, want 8", n)
-			}
-		})
-	}
-}
-
-// TestAheadFurther: once its window is done, reading ahead goes on, one
-// session at a time, up to far sessions ahead of the walk and farBytes of
-// their files; when the walk moves on, so does the reach.
-func TestAheadFurther(t *testing.T) {
-	v, p := aheadRoot(t, 20, 2)
-	v.ahead.far = 6
-	statFile(t, v, p, 0, contextName)
-	statFile(t, v, p, 1, contextName)
-	settle(t, v)
-	if got, want := parsedSet(v, p, 20), "PPPPPPPP............"; got != want {
-		t.Errorf("after two sessions, parsed %s, want %s", got, want)
-	}
-	statFile(t, v, p, 2, contextName)
-	settle(t, v)
-	if got, want := parsedSet(v, p, 20), "PPPPPPPPP..........."; got != want {
-		t.Errorf("after three sessions, parsed %s, want %s", got, want)
-	}
-	if n := v.st.opened.Load(); n != 9 {
-		t.Errorf("%d parses, want 9 (each session once)", n)
-	}
-
-	v, p = aheadRoot(t, 20, 2)
-	v.ahead.far = 6
-	f, _ := v.st.meta(p, "s002")
-	v.ahead.farBytes = 3*f.Sig.Size + f.Sig.Size/2 // the files are about the same size
-	statFile(t, v, p, 0, contextName)
-	statFile(t, v, p, 1, contextName)
-	settle(t, v)
-	if got, want := parsedSet(v, p, 20), "PPPPP..............."; got != want {
-		t.Errorf("with farBytes of three files, parsed %s, want %s", got, want)
-	}
-}
-
-// TestAheadAlone: sessions looked at out of order, or in a project not
-// listed, start nothing; nor does a session too large to read ahead.
-func TestAheadAlone(t *testing.T) {
-	v, p := aheadRoot(t, 10, 3)
-	for _, i := range []int{3, 7, 1, 5, 5, 2, 9} {
-		statFile(t, v, p, i, contextName)
-	}
-	settle(t, v)
-	if n := v.ahead.ran.Load(); n != 0 {
-		t.Errorf("sessions out of order read %d ahead, want none", n)
-	}
-	if got := parsedSet(v, p, 10); got != ".PPP.P.P.P" {
-		t.Errorf("parsed %s, want the six looked at", got)
-	}
-
-	v, p = aheadRoot(t, 10, 3)
-	v.ahead.max = 100
-	statFile(t, v, p, 0, contextName)
-	statFile(t, v, p, 1, contextName)
-	settle(t, v)
-	if n := v.ahead.ran.Load(); n != 0 {
-		t.Errorf("sessions over the limit: %d read ahead, want none", n)
-	}
-
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, p), 0o755)
-	for i := 0; i < 4; i++ {
-		os.WriteFile(filepath.Join(dir, p, fmt.Sprintf("s%03d.jsonl", i)),
-			[]byte(`{"type":"session","version":3,"id":"x`+fmt.Sprint(i)+`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`+"\n"), 0o644)
-	}
-	v = New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	statFile(t, v, p, 0, contextName)
-	statFile(t, v, p, 1, contextName)
-	settle(t, v)
-	if _, listed := v.st.x.Listed(p); v.ahead.ran.Load() != 0 || listed {
-		t.Errorf("a project not listed: %d read ahead, listed %v; want none, not listed", v.ahead.ran.Load(), listed)
-	}
-}
-
-// TestAheadRead: reading a view in two sessions in a row keeps that
-// view's rendering of the next sessions, which the walk then takes.
-func TestAheadRead(t *testing.T) {
-	v, p := aheadRoot(t, 6, 2)
-	for i := 0; i < 6; i++ {
-		readFile(t, v, p, i, contextName)
-		settle(t, v)
-		if i >= 1 && i+1 < 6 {
-			var held bool
-			v.st.withSession(p, fmt.Sprintf("s%03d", i+1), func(ss *session) error {
-				_, held = ss.renders[contextName]
-				return nil
-			})
-			if !held {
-				t.Errorf("after reading s%03d, s%03d's context.json is not rendered", i, i+1)
-			}
-		}
-	}
-	if n := v.st.opened.Load(); n != 6 {
-		t.Errorf("reading 6 sessions parsed %d times, want 6", n)
 	}
 }
 
@@ -235,7 +64,7 @@ func TestUsageForWalk(t *testing.T) {
 	const n = 8
 	projects := []string{"--home-u-p--", "--home-u-q--", "--home-u-r--"}
 	files := func(t *testing.T, v *View) map[string][]byte {
-		reps, _, err := v.st.reports(time.UTC, v.ahead)
+		reps, _, err := v.reports(time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,11 +82,11 @@ func TestUsageForWalk(t *testing.T) {
 	}
 	counted := func(t *testing.T, v *View, p string) (k int) {
 		for i := 0; i < n; i++ {
-			f, err := v.st.meta(p, fmt.Sprintf("s%03d", i))
+			f, err := v.meta(p, fmt.Sprintf("s%03d", i))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := recordedSize(f, contextName); ok {
+			if _, ok := cache.RecordedSize(f, contextName); ok {
 				k++
 			}
 		}
@@ -265,9 +94,9 @@ func TestUsageForWalk(t *testing.T) {
 	}
 
 	// Without a walk: every session is scanned.
-	v := aheadStore(t, projects, n, 2)
+	v := aheadStore(t, projects, n)
 	want := files(t, v)
-	if got := v.st.usage.scanned.Load(); got != 3*n {
+	if got := v.usage.scanned.Load(); got != 3*n {
 		t.Errorf("without a walk, %d sessions scanned, want %d", got, 3*n)
 	}
 
@@ -280,7 +109,7 @@ func TestUsageForWalk(t *testing.T) {
 		{"one project listed", projects[:1], []int{n, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := aheadStore(t, projects, n, 2)
+			v := aheadStore(t, projects, n)
 			v.walk.gap = time.Minute // one walk, however slow the machine
 			for _, p := range tc.listed {
 				if _, err := newProjectDir(v, p).list(); err != nil {
@@ -304,7 +133,7 @@ func TestUsageForWalk(t *testing.T) {
 				}
 				scanned += int64(n - tc.parsed[i])
 			}
-			if got := v.st.usage.scanned.Load(); got != scanned {
+			if got := v.usage.scanned.Load(); got != scanned {
 				t.Errorf("%d sessions scanned, want %d", got, scanned)
 			}
 		})
@@ -319,7 +148,7 @@ func TestByNameForWalk(t *testing.T) {
 	const n = 6
 	projects := []string{"--home-u-p--", "--home-u-q--"}
 	build := func(t *testing.T) *View {
-		v := aheadStore(t, projects, n, 2)
+		v := aheadStore(t, projects, n)
 		v.walk.gap = time.Minute
 		for i := 0; i < n; i += 2 {
 			path := filepath.Join(v.opts.SessionsDir, projects[1], fmt.Sprintf("s%03d.jsonl", i))
@@ -333,7 +162,7 @@ func TestByNameForWalk(t *testing.T) {
 		return v
 	}
 	ref := build(t)
-	want, err := ref.st.byName(projects[1], nil)
+	want, err := ref.byName(projects[1])
 	if err != nil || len(want) != n/2 {
 		t.Fatalf("%d names (%v), want %d", len(want), err, n/2)
 	}
@@ -350,7 +179,7 @@ func TestByNameForWalk(t *testing.T) {
 		statFile(t, v, projects[0], 0, contextName)
 		statFile(t, v, projects[0], 1, contextName)
 		settle(t, v)
-		got, err := v.st.byName(projects[1], v.ahead)
+		got, err := v.byName(projects[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,11 +193,11 @@ func TestByNameForWalk(t *testing.T) {
 		}
 		counted := 0
 		for i := 0; i < n; i++ {
-			f, err := v.st.meta(projects[1], fmt.Sprintf("s%03d", i))
+			f, err := v.meta(projects[1], fmt.Sprintf("s%03d", i))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := recordedSize(f, contextName); ok {
+			if _, ok := cache.RecordedSize(f, contextName); ok {
 				counted++
 			}
 		}

@@ -3,6 +3,7 @@ package view
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,6 +18,12 @@ type cwdTree struct {
 	nodes map[string]*cwdNode // by absolute path
 }
 
+// cwdTrees keeps the tree of the index's current version.
+type cwdTrees struct {
+	mu sync.Mutex
+	t  *cwdTree
+}
+
 type cwdNode struct {
 	subs     map[string]bool
 	sessions map[string]*sessions.File // by name; the first in project order
@@ -25,15 +32,15 @@ type cwdNode struct {
 
 // cwds returns the tree of working directories, built again only after the
 // index changed.
-func (st *store) cwds() *cwdTree {
-	gen := st.x.Gen()
-	st.mu.Lock()
-	t := st.cwdCache
-	st.mu.Unlock()
+func (v *View) cwds() *cwdTree {
+	gen := v.x.Gen()
+	v.cwdTree.mu.Lock()
+	t := v.cwdTree.t
+	v.cwdTree.mu.Unlock()
 	if t != nil && t.gen == gen {
 		return t
 	}
-	all := st.x.All()
+	all := v.x.All()
 	t = &cwdTree{gen: gen, nodes: map[string]*cwdNode{}}
 	t.node("/")
 	for _, f := range all {
@@ -58,9 +65,9 @@ func (st *store) cwds() *cwdTree {
 			p = parent
 		}
 	}
-	st.mu.Lock()
-	st.cwdCache = t
-	st.mu.Unlock()
+	v.cwdTree.mu.Lock()
+	v.cwdTree.t = t
+	v.cwdTree.mu.Unlock()
 	return t
 }
 
@@ -84,7 +91,7 @@ type byCwdDir struct {
 func newByCwdDir(v *View, path string) *byCwdDir { return &byCwdDir{inRoot{v}, path} }
 
 func (d *byCwdDir) node() (*cwdNode, error) {
-	n := d.v.st.cwds().nodes[d.path]
+	n := d.v.cwds().nodes[d.path]
 	if n == nil {
 		return nil, ErrNotFound
 	}

@@ -18,7 +18,7 @@ func (d *byIDDir) prefix(name, prefix string) (Child, error) {
 	if names.Encode(prefix) != name {
 		return Child{}, ErrNotFound
 	}
-	f, err := d.v.st.x.ByIDPrefix(prefix)
+	f, err := d.v.x.ByIDPrefix(prefix)
 	var amb *sessions.PrefixError
 	if errors.As(err, &amb) {
 		d.v.log.Warn("by-id: " + amb.Error())

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"sync"
 	"syscall"
 	"time"
 
@@ -26,15 +27,21 @@ type byName struct {
 	names map[string]*sessions.File
 }
 
-func (st *store) byName(project string, a *ahead) (map[string]*sessions.File, error) {
-	gen := st.x.Gen()
-	st.mu.Lock()
-	c := st.byNameCache[project]
-	st.mu.Unlock()
+// byNames are the projects' byName, by project.
+type byNames struct {
+	mu sync.Mutex
+	by map[string]*byName
+}
+
+func (v *View) byName(project string) (map[string]*sessions.File, error) {
+	gen := v.x.Gen()
+	v.byNames.mu.Lock()
+	c := v.byNames.by[project]
+	v.byNames.mu.Unlock()
 	if c != nil && c.gen == gen {
 		return c.names, nil
 	}
-	files, err := st.sessionFiles(project)
+	files, err := v.sessionFiles(project)
 	if err != nil {
 		return nil, err
 	}
@@ -50,26 +57,26 @@ func (st *store) byName(project string, a *ahead) (map[string]*sessions.File, er
 			unknown = append(unknown, f)
 		}
 	}
-	unknown = st.readForWalk(unknown, a, nil)
+	unknown = v.cache.ReadForWalk(unknown, nil)
 	par.Each(len(unknown), func(i int) { unknown[i].SessionName() })
 	for _, f := range files {
 		if name, err := f.SessionName(); err == nil && name != "" {
 			c.names[names.Encode(name)] = f // later files are newer
 		}
 	}
-	st.mu.Lock()
-	if st.byNameCache == nil {
-		st.byNameCache = map[string]*byName{}
+	v.byNames.mu.Lock()
+	if v.byNames.by == nil {
+		v.byNames.by = map[string]*byName{}
 	}
-	st.byNameCache[project] = c
-	st.mu.Unlock()
+	v.byNames.by[project] = c
+	v.byNames.mu.Unlock()
 	return c.names, nil
 }
 
-func (d *byNameDir) mtime() (time.Time, error) { return d.v.st.projectMtime(d.project) }
+func (d *byNameDir) mtime() (time.Time, error) { return d.v.projectMtime(d.project) }
 
 func (d *byNameDir) list() ([]Child, error) {
-	byName, err := d.v.st.byName(d.project, d.v.ahead)
+	byName, err := d.v.byName(d.project)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +88,7 @@ func (d *byNameDir) list() ([]Child, error) {
 }
 
 func (d *byNameDir) lookup(name string) (Child, error) {
-	byName, err := d.v.st.byName(d.project, d.v.ahead)
+	byName, err := d.v.byName(d.project)
 	if err != nil {
 		return Child{}, err
 	}

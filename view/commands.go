@@ -32,7 +32,7 @@ func nameControl(s sessionRef) sessionControl[[]byte] {
 // first entry.
 func leafControl(s sessionRef) sessionControl[[]byte] {
 	return sessionControl[[]byte]{s, leafName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
-		return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.tree, b, ref) })
+		return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.Tree, b, ref) })
 	}}
 }
 
@@ -104,8 +104,8 @@ func (v *View) create(c Caller, plans []newSession) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.st.update(filepath.Dir(path)) // a new project folder
-		v.st.update(path)
+		v.update(filepath.Dir(path)) // a new project folder
+		v.update(path)
 		reply = append(reply, p.project+"/"+strings.TrimSuffix(p.file, ".jsonl")+"\n"...)
 	}
 	return reply, nil
@@ -129,7 +129,7 @@ func (v *View) sessionID(id string, taken map[string]bool) (string, error) {
 	if err := sessions.ValidSessionID(id); err != nil {
 		return "", refuse(ErrInvalid, `%v; or leave "id" out for a new one`, err)
 	}
-	if _, found := v.st.sessionByID(id); found || taken[id] {
+	if _, found := v.sessionByID(id); found || taken[id] {
 		return "", refuse(ErrExists, `session id %q is taken (see by-id/); choose another, or leave "id" out for a new one`, id)
 	}
 	taken[id] = true
@@ -149,7 +149,7 @@ func (c forkControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	}
 	who := x.caller
 	var plans []newSession
-	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+	err := c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		taken := map[string]bool{}
 		return lines.Each(func(i int, l []byte) error {
 			p, err := c.plan(who, ss, l, taken)
@@ -176,7 +176,7 @@ func (c forkControl) plan(who Caller, ss *session, line []byte, taken map[string
 	}
 	// A copy in the same working directory goes next to its source, as
 	// pi's clone does; one into another cwd where pi would create it.
-	project, dir, cwd := c.s.project, filepath.Dir(ss.path), ss.tree.Header.Cwd
+	project, dir, cwd := c.s.project, filepath.Dir(ss.Path), ss.Tree.Header.Cwd
 	if req.Cwd != "" {
 		cwd = req.Cwd
 		project, dir = c.s.v.placeFor(cwd)
@@ -191,13 +191,13 @@ func (c forkControl) plan(who Caller, ss *session, line []byte, taken map[string
 	ts := sessions.Now()
 	var out [][]byte
 	if req.From == "" {
-		out = ss.tree.ForkLines(id, ts, cwd, ss.path)
+		out = ss.Tree.ForkLines(id, ts, cwd, ss.Path)
 	} else {
-		at, ok := resolveRef(ss.tree, nil, req.From)
+		at, ok := resolveRef(ss.Tree, nil, req.From)
 		if !ok {
 			return newSession{}, refuse(ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
 		}
-		if out, err = ss.tree.BranchedLines(at, id, ts, cwd, ss.path); err != nil {
+		if out, err = ss.Tree.BranchedLines(at, id, ts, cwd, ss.Path); err != nil {
 			return newSession{}, err
 		}
 	}
@@ -252,7 +252,7 @@ func (c newControl) plan(who Caller, line []byte, taken map[string]bool) (newSes
 		return newSession{}, err
 	}
 	if c.project != "" {
-		cwd, err := c.v.st.projectCwd(c.project, nil)
+		cwd, err := c.v.projectCwd(c.project, nil)
 		if err != nil {
 			return newSession{}, err
 		}
@@ -264,7 +264,7 @@ func (c newControl) plan(who Caller, line []byte, taken map[string]bool) (newSes
 	project, dir := c.v.placeFor(so.Cwd)
 	if c.project != "" {
 		project = c.project
-		if folder, ok := c.v.st.x.ProjectFolder(c.project); ok && !c.v.opts.Flat {
+		if folder, ok := c.v.x.ProjectFolder(c.project); ok && !c.v.opts.Flat {
 			dir = folder
 		}
 	}

@@ -47,8 +47,8 @@ func TestByIDLookupCost(t *testing.T) {
 	if err != nil || len(names) != 2001 {
 		t.Fatalf("list: %v, %d names", err, len(names))
 	}
-	before := v.st.x.Stats()
-	opened := v.st.opened.Load()
+	before := v.x.Stats()
+	opened := v.cache.Stats().Parsed
 	for _, c := range names {
 		got, err := d.lookup(c.Name)
 		if err != nil || got.Ino != c.Ino {
@@ -58,10 +58,10 @@ func TestByIDLookupCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after := v.st.x.Stats()
-	if after.Stats != before.Stats || after.Headers != before.Headers || v.st.opened.Load() != opened {
+	after := v.x.Stats()
+	if after.Stats != before.Stats || after.Headers != before.Headers || v.cache.Stats().Parsed != opened {
 		t.Errorf("2001 by-id lookups and readlinks cost %d stats, %d header reads, %d parses; want none",
-			after.Stats-before.Stats, after.Headers-before.Headers, v.st.opened.Load()-opened)
+			after.Stats-before.Stats, after.Headers-before.Headers, v.cache.Stats().Parsed-opened)
 	}
 }
 
@@ -84,8 +84,8 @@ func TestBranchLookupCost(t *testing.T) {
 	var leaf string
 	var steps func() int64
 	s.with(func(ss *session) error {
-		leaf = ss.tree.LeafID()
-		steps = func() int64 { return ss.tree.Stats().Steps }
+		leaf = ss.Tree.LeafID()
+		steps = func() int64 { return ss.Tree.Stats().Steps }
 		return nil
 	})
 	d := newBranchDir(s, leaf)
@@ -141,18 +141,18 @@ func TestUsageReportCost(t *testing.T) {
 	if err := (sessionRef{v, proj, "s00007"}).with(func(*session) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if held := v.st.usage.held.Load(); held != 0 {
+	if held := v.usage.held.Load(); held != 0 {
 		t.Errorf("a parse took the session's usage records (%d bytes): only a report needs them", held)
 	}
-	opened := v.st.opened.Load()
-	reps, _, err := v.st.reports(time.UTC, nil)
+	opened := v.cache.Stats().Parsed
+	reps, _, err := v.reports(time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := reps.Projects[proj].Total.Total; got == 0 {
 		t.Fatalf("the report counts no tokens: the big session's usage is missing")
 	}
-	if n, p := v.st.usage.scanned.Load(), v.st.opened.Load()-opened; n != 300 || p != 0 {
+	if n, p := v.usage.scanned.Load(), v.cache.Stats().Parsed-opened; n != 300 || p != 0 {
 		t.Errorf("first reports: %d sessions read, %d parsed; want 300 read (301 less the one parsed), 0 parsed", n, p)
 	}
 	big := filepath.Join(v.opts.SessionsDir, proj, "big.jsonl")
@@ -162,14 +162,14 @@ func TestUsageReportCost(t *testing.T) {
 	}
 	f.WriteString(`{"type":"usage","id":"u-new","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","usage":{"input":1000000}}` + "\n")
 	f.Close()
-	if len(v.st.x.Update(big)) == 0 {
+	if len(v.x.Update(big)) == 0 {
 		t.Fatal("the index saw no change")
 	}
 	before := reps.Projects[proj].Total.Input
-	if reps, _, err = v.st.reports(time.UTC, nil); err != nil {
+	if reps, _, err = v.reports(time.UTC); err != nil {
 		t.Fatal(err)
 	}
-	if n := v.st.usage.scanned.Load(); n != 301 {
+	if n := v.usage.scanned.Load(); n != 301 {
 		t.Errorf("after one append: %d sessions read in all; want 301 (only the one that changed again)", n)
 	}
 	if got := reps.Projects[proj].Total.Input; got != before+1e6 {
@@ -177,12 +177,12 @@ func TestUsageReportCost(t *testing.T) {
 	}
 	// What the records hold is counted, for the cache's budget.
 	var sum int64
-	v.st.usage.recMu.Lock()
-	for _, u := range v.st.usage.byPath {
+	v.usage.recMu.Lock()
+	for _, u := range v.usage.byPath {
 		sum += u.bytes()
 	}
-	v.st.usage.recMu.Unlock()
-	if held := v.st.usage.held.Load(); held != sum || held < 200*int64(unsafe.Sizeof(usage.Record{})) {
+	v.usage.recMu.Unlock()
+	if held := v.usage.held.Load(); held != sum || held < 200*int64(unsafe.Sizeof(usage.Record{})) {
 		t.Errorf("the records hold %d bytes by the count, %d by the sum", held, sum)
 	}
 }
@@ -196,7 +196,7 @@ func TestEntryStatsKept(t *testing.T) {
 	v, proj := costStore(t, 0, entries)
 	s := sessionRef{v, proj, "big"}
 	var leaf string
-	s.with(func(ss *session) error { leaf = ss.tree.LeafID(); return nil })
+	s.with(func(ss *session) error { leaf = ss.Tree.LeafID(); return nil })
 	var stat func(f Folder)
 	stat = func(f Folder) {
 		kids, err := v.List(f)
@@ -221,7 +221,7 @@ func TestEntryStatsKept(t *testing.T) {
 	}
 	var counted int
 	s.with(func(ss *session) error {
-		stats := entryStatsOf(v.st, ss)
+		stats := entryStatsOf(v, ss)
 		for i := range stats {
 			if stats[i].sizeN.Load() != 0 {
 				counted++

@@ -77,7 +77,7 @@ func TestAppendDeep(t *testing.T) {
 		}
 	}
 	err := c.s.with(func(ss *session) error {
-		if n := len(ss.tree.Entries()); n != 4 {
+		if n := len(ss.Tree.Entries()); n != 4 {
 			t.Errorf("%d entries, want 4", n)
 		}
 		return nil

@@ -40,8 +40,8 @@ func (f *eventsFile) content() ([]byte, time.Time, error) {
 func (v *View) Events(s Streamer, c Caller) (*events.Reader, error) {
 	project := s.streams()
 	if project == "" {
-		v.st.x.All()
-	} else if _, err := v.st.sessionFiles(project); err != nil {
+		v.x.All()
+	} else if _, err := v.sessionFiles(project); err != nil {
 		return nil, err
 	}
 	var sees func(sessions.Change) bool

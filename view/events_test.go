@@ -57,7 +57,7 @@ func TestEventsPerCaller(t *testing.T) {
 		os.Chmod(priv, 0o000) // the user below may be this one: read by no one but root
 	}
 	v := New(Options{SessionsDir: dir, Shared: true, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	v.st.x.All()
+	v.x.All()
 	c := Caller{Uid: 4242, Gid: 4242}
 	mine, _ := v.Events(&eventsFile{inProject{v, ""}}, c)
 	again, _ := v.Events(&eventsFile{inProject{v, "p"}}, c)
@@ -74,7 +74,7 @@ func TestEventsPerCaller(t *testing.T) {
 		if err := sessions.Append(priv, line("priv")...); err != nil {
 			t.Fatal(err)
 		}
-		v.Publish(append(v.st.x.Update(pub), v.st.x.Update(priv)...))
+		v.Publish(append(v.x.Update(pub), v.x.Update(priv)...))
 	}
 	ids := func(r *events.Reader) string {
 		var out []string

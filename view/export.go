@@ -26,10 +26,10 @@ func newExportFile(s sessionRef, at string) *exportFile { return &exportFile{inS
 // opened session.
 func exportArgs(ss *session, at string) (ts, cwd string) {
 	cwd = ""
-	if ss.tree.Header != nil {
-		cwd = sessions.ResolvePath(ss.tree.Header.Cwd)
+	if ss.Tree.Header != nil {
+		cwd = sessions.ResolvePath(ss.Tree.Header.Cwd)
 	}
-	return ss.tree.ExportTimestamp(at), cwd
+	return ss.Tree.ExportTimestamp(at), cwd
 }
 
 func (f *exportFile) key() string { return "export\x00" + f.at }
@@ -38,7 +38,7 @@ func (f *exportFile) content() ([]byte, time.Time, error) {
 	var failed error
 	data, mt, err := f.s.renderEntry(f.at, f.key(), func(ss *session) []byte {
 		ts, cwd := exportArgs(ss, f.at)
-		b, err := ss.tree.Export(f.at, ts, cwd)
+		b, err := ss.Tree.Export(f.at, ts, cwd)
 		failed = err
 		return b
 	}, nil)
@@ -51,7 +51,7 @@ func (f *exportFile) content() ([]byte, time.Time, error) {
 func (f *exportFile) size() (int64, time.Time, error) {
 	return f.s.renderEntrySize(f.at, f.key(), func(ss *session) int64 {
 		ts, cwd := exportArgs(ss, f.at)
-		n, _ := ss.tree.ExportSize(f.at, ts, cwd) // the entry is there
+		n, _ := ss.Tree.ExportSize(f.at, ts, cwd) // the entry is there
 		return n
 	}, nil)
 }

@@ -1,9 +1,9 @@
 package view
 
 import (
-	"sort"
 	"strings"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/sessions/schema"
@@ -49,7 +49,7 @@ func PerEntry(name string) bool {
 func (v *View) grownNotices(c sessions.Change) (out []Notice, link string, named, times bool) {
 	p, s := c.Project, c.Name
 	add := func(do Action, path ...string) { out = append(out, Notice{path, do}) }
-	how := v.st.grown(p, s, c.Old, c.New, func(t *tree.Tree, added []*sessions.Entry) {
+	grew := func(t *tree.Tree, added []*sessions.Entry) {
 		named = true
 		if name := t.Name(); name != "" {
 			link = names.Encode(name)
@@ -82,17 +82,21 @@ func (v *View) grownNotices(c sessions.Change) (out []Notice, link string, named
 			return
 		}
 		out = append(out, segmentNotices(t, []string{p, s, treeName}, c.Old.Sig.Size, added)...)
-	})
+	}
+	how := cache.Unknown
+	if f, err := v.meta(p, s); err == nil {
+		how = v.cache.Grown(f, c.Old, c.New, grew)
+	}
 	switch {
-	case how == rebuilt, how == unknown && c.New.Sig.Size == c.Old.Sig.Size:
+	case how == cache.Rebuilt, how == cache.Unknown && c.New.Sig.Size == c.Old.Sig.Size:
 		add(Reset, p, s)
-	case how == unknown:
+	case how == cache.Unknown:
 		add(Refresh, p, s)
 	}
-	if how != appended || !named {
+	if how != cache.Appended || !named {
 		link, named = grownName(c)
 	}
-	return out, link, named, times && how == appended
+	return out, link, named, times && how == cache.Appended
 }
 
 // grownName is the by-name/ link of a session that grew under the name it
@@ -115,120 +119,6 @@ func grownName(c sessions.Change) (string, bool) {
 		return "", true
 	}
 	return names.Encode(name), true
-}
-
-// How a parsed session came from one version of its file to the next.
-type growth int
-
-const (
-	unknown  growth = iota // not held parsed, or the steps were forgotten
-	appended               // only grew
-	rebuilt                // read again from the start: rewritten
-)
-
-// grown brings a session held parsed up to date with its file (as the
-// next read would) and, when it only grew from the version old to the
-// version cur, calls fn with its tree and the entries added between them:
-// those the session read past cur (its file grew again since) are the next
-// change's. A session not held parsed is not parsed for this (unknown).
-func (st *store) grown(project, name string, old, cur *sessions.File, fn func(t *tree.Tree, added []*sessions.Entry)) growth {
-	f, err := st.meta(project, name)
-	if err != nil {
-		return unknown
-	}
-	s := st.cached(f.Path)
-	if s == nil {
-		return unknown
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log == nil || s.evicted {
-		return unknown
-	}
-	if err := st.refresh(s, f); err != nil {
-		st.drop(s)
-		return unknown
-	}
-	how := s.steps.since(old, s.file)
-	if how == appended {
-		all := s.log.Entries
-		i := sort.Search(len(all), func(i int) bool { return all[i].Offset >= old.Sig.Size })
-		j := i + sort.Search(len(all)-i, func(j int) bool { return all[i+j].Offset >= cur.Sig.Size })
-		fn(s.tree, all[i:j])
-	}
-	return how
-}
-
-// cached is the cache's place of the session of a file, without making
-// one or counting a use (nil when it has none).
-func (st *store) cached(path string) *session {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if el := st.parsed[path]; el != nil {
-		return el.Value.(*session)
-	}
-	return nil
-}
-
-// steps are the last versions of its file a parsed session was brought
-// to, each with the one before and whether the tree was built again: so
-// that the watcher, coming to a change after a reader brought the session
-// up to date already, still tells what the change added.
-type steps struct {
-	ring [8]step
-	n    int
-}
-
-type step struct {
-	from, to *sessions.File
-	rebuilt  bool
-}
-
-// add records a step from one version (nil: none, the file was first
-// read) to the next.
-func (s *steps) add(from, to *sessions.File, rebuilt bool) {
-	s.ring[s.n%len(s.ring)] = step{from, to, rebuilt}
-	s.n++
-}
-
-// since tells how the session came from version old to version cur. The
-// index may have taken versions the session was never brought to (a look
-// again at a file changed within the racy window gives one with the same
-// signature; a writer and the watcher each take one): old is then one with
-// its signature, or one whose size lies within a step that only grew.
-func (s *steps) since(old, cur *sessions.File) growth {
-	for range len(s.ring) + 1 {
-		if cur == old {
-			return appended
-		}
-		st, ok := s.to(cur)
-		switch {
-		case !ok, st.from == nil:
-			return unknown // first read here: what the kernel has is older
-		case st.rebuilt:
-			// Read again from the start: a version with the same
-			// signature may be the one before a rewrite in the same
-			// clock tick.
-			return rebuilt
-		case cur.Sig == old.Sig:
-			return appended
-		}
-		if from := st.from.Sig; from.Ino == old.Sig.Ino && from.Dev == old.Sig.Dev && from.Size <= old.Sig.Size && old.Sig.Size <= cur.Sig.Size {
-			return appended
-		}
-		cur = st.from
-	}
-	return unknown
-}
-
-// to finds the step to version f.
-func (s *steps) to(f *sessions.File) (step, bool) {
-	for i := range min(s.n, len(s.ring)) {
-		if st := s.ring[i]; st.to == f {
-			return st, true
-		}
-	}
-	return step{}, false
 }
 
 // segmentNotices is what the kernel must be told of tree/ (at path top)

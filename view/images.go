@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
@@ -17,11 +18,11 @@ const imagesName = "images"
 // version. An image whose data is not valid base64 has no file; the log
 // says so when the list is made.
 func imagesOf(v *View, ss *session) []render.Image {
-	return rendered(v.st, ss, imagesName, imagesCost, func() []render.Image {
-		list := render.Images(ss.tree.Entries())
+	return cache.Rendered(v.cache, ss, imagesName, imagesCost, func() []render.Image {
+		list := render.Images(ss.Tree.Entries())
 		for _, im := range list {
 			if im.Broken {
-				v.log.Warn("image block is not valid base64: no file in images/", "session", ss.path, "entry", im.Entry.ID, "block", im.N)
+				v.log.Warn("image block is not valid base64: no file in images/", "session", ss.Path, "entry", im.Entry.ID, "block", im.N)
 			}
 		}
 		return list
@@ -65,7 +66,7 @@ func (d *imagesDir) each(fn func(im render.Image) bool) error {
 	return d.s.with(func(ss *session) error {
 		var on map[*sessions.Entry]bool
 		if d.at != "" {
-			path := pathTo(d.s.v.st, ss, d.at)
+			path := pathTo(d.s.v, ss, d.at)
 			if len(path) == 0 {
 				return ErrNotFound
 			}
@@ -144,7 +145,7 @@ func (f *imageFile) content() ([]byte, time.Time, error) {
 	var e *sessions.Entry
 	err := f.find(func(ss *session, im *render.Image) {
 		e = im.Entry
-		data = rendered(f.s.v.st, ss, "image\x00"+f.name, bytesSize, func() []byte {
+		data = cache.Rendered(f.s.v.cache, ss, "image\x00"+f.name, cache.BytesSize, func() []byte {
 			b, _ := render.DecodeImage(im.Data)
 			return b
 		})

@@ -65,7 +65,7 @@ func (v *View) Import(f Folder, name string, c Caller) (*Import, Child, error) {
 	} else if !validSessionName(stem) {
 		return fail(refuse(ErrInvalid, "import %s: a project folder's own file is named %s, so the session would not show; copy it under another name", name, stem))
 	}
-	x := v.st.x
+	x := v.x
 	dir := x.Dir()
 	if p, ok := x.ProjectFolder(d.project); ok && !v.opts.Flat {
 		dir = p
@@ -118,7 +118,7 @@ func (im *Import) Flush() error {
 	v := im.v
 	err := im.tmp.Close()
 	if err == nil {
-		im.path, err = v.st.x.ImportFile(v.opts.Flat, im.project, im.name, im.tmp.Name())
+		im.path, err = v.x.ImportFile(v.opts.Flat, im.project, im.name, im.tmp.Name())
 	}
 	if err != nil {
 		os.Remove(im.tmp.Name())
@@ -127,11 +127,11 @@ func (im *Import) Flush() error {
 		v.log.Warn(fmt.Sprintf("%s: import refused: %v", im.project, im.err))
 	} else {
 		v.log.Info(fmt.Sprintf("%s: imported %s as %s", im.project, im.name, im.path))
-		v.st.update(im.path)
+		v.update(im.path)
 	}
 	// The name written to never shows in the folder: the kernel forgets
 	// it, and sees the new session folder.
-	v.st.out.putNotices(Notice{[]string{im.project, im.name}, Forget})
+	v.out.putNotices(Notice{[]string{im.project, im.name}, Forget})
 	v.settle()
 	return im.err
 }
@@ -179,7 +179,7 @@ func (f *projectErrorsFile) content() ([]byte, time.Time, error) {
 	data, mt := f.v.refused.get(projectErrorsKey(f.project))
 	if mt.IsZero() {
 		var err error
-		if mt, err = f.v.st.projectMtime(f.project); err != nil {
+		if mt, err = f.v.projectMtime(f.project); err != nil {
 			return nil, mt, err
 		}
 	}

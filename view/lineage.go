@@ -31,7 +31,7 @@ func (s sessionRef) parent() (*sessions.File, error) {
 	if f.Header == nil || len(f.Header.ParentSession) == 0 {
 		return nil, ErrNotFound
 	}
-	p, err := s.v.st.x.Parent(f)
+	p, err := s.v.x.Parent(f)
 	if err != nil || !validProject(p.Project) || !validSessionName(p.Name) {
 		return nil, ErrNotFound
 	}
@@ -83,7 +83,7 @@ func (d *forksDir) forks() ([]*sessions.File, error) {
 		return nil, err
 	}
 	var out []*sessions.File
-	for _, g := range d.s.v.st.x.Forks(f) {
+	for _, g := range d.s.v.x.Forks(f) {
 		if validProject(g.Project) && validSessionName(g.Name) {
 			out = append(out, g)
 		}
@@ -129,7 +129,7 @@ type forkLink struct {
 }
 
 func (l *forkLink) target() (string, time.Time, error) {
-	f, err := l.s.v.st.meta(l.project, l.name)
+	f, err := l.s.v.meta(l.project, l.name)
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -146,11 +146,11 @@ func (v *View) lineageNotices(old, cur *sessions.File) []Notice {
 			continue
 		}
 		if len(f.Header.ParentSession) > 0 {
-			if p, err := v.st.x.Parent(f); err == nil {
+			if p, err := v.x.Parent(f); err == nil {
 				out = append(out, Notice{[]string{p.Project, p.Name, forksName}, Refresh})
 			}
 		}
-		for _, g := range v.st.x.Forks(f) {
+		for _, g := range v.x.Forks(f) {
 			out = append(out, Notice{[]string{g.Project, g.Name, parentName}, Forget},
 				Notice{[]string{g.Project, g.Name}, Attrs})
 		}

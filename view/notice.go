@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
 )
@@ -83,7 +84,7 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 	for _, c := range changes {
 		if c.Name == "" {
 			wholeByName[c.Project] = true
-			if !v.st.hasProject(c.Project) {
+			if !v.hasProject(c.Project) {
 				add(Forget, c.Project)
 			} else {
 				add(Refresh, c.Project)
@@ -163,11 +164,11 @@ func (v *View) Notices(changes []sessions.Change) []Notice {
 }
 
 // Work signals that Take has something to give.
-func (v *View) Work() <-chan struct{} { return v.st.out.signal }
+func (v *View) Work() <-chan struct{} { return v.out.signal }
 
 // Wake signals Work: the layer that answers the kernel has something of
 // its own to deliver.
-func (v *View) Wake() { v.st.out.wake() }
+func (v *View) Wake() { v.out.wake() }
 
 // Take returns what the kernel must be told of what pifs changed itself
 // (as Notices does for the watcher's changes) and of the sessions dropped
@@ -176,11 +177,11 @@ func (v *View) Wake() { v.st.out.wake() }
 // store (a node per name the kernel looked up) follows its cache, not
 // everything the walk passed. done says it was told.
 func (v *View) Take() (notices []Notice, done func()) {
-	changes, evicted, own, done := v.st.out.take()
+	changes, evicted, own, done := v.out.take()
 	v.Publish(changes)
 	notices = append(v.Notices(changes), own...)
 	for _, k := range evicted {
-		if v.st.isParsed(k) {
+		if v.cache.IsParsed(k.path) {
 			continue // parsed again since: in use
 		}
 		for _, name := range heavyFolders {
@@ -199,6 +200,21 @@ func (v *View) Notifying() { v.notifying.Store(true) }
 // told what it changed, for a second at most.
 func (v *View) settle() {
 	if v.notifying.Load() {
-		v.st.out.wait(time.Second)
+		v.out.wait(time.Second)
 	}
+}
+
+// evicted is told by the cache of a session it dropped.
+func (v *View) evicted(project, name, path string) {
+	v.out.put(nil, evictedSession{project, name, path})
+}
+
+// shed is told by the cache of session folders whose names the kernel is
+// to forget: the nodes it holds are past their share of the budget.
+func (v *View) shed(folders []cache.Folder) {
+	notices := make([]Notice, 0, len(folders))
+	for _, f := range folders {
+		notices = append(notices, Notice{[]string{f.Project, f.Session}, ShedNames})
+	}
+	v.out.putNotices(notices...)
 }

@@ -12,14 +12,20 @@ import (
 // noticeStore is a view of one named session of a project, held parsed.
 func noticeStore(t *testing.T) (v *View, project, file string) {
 	t.Helper()
-	v, project = aheadRoot(t, 1, 0)
-	f, err := v.st.meta(project, "s000")
+	project = "--home-u-p--"
+	v = aheadStore(t, []string{project}, 1)
+	if _, err := v.sessionFiles(project); err != nil {
+		t.Fatal(err)
+	}
+	f, err := v.meta(project, "s000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendLine(t, f.Path, `{"type":"session_info","id":"nm000001","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","name":"a name"}`)
 	v.Index().Look(f.Path)
-	readFile(t, v, project, 0, contextName)
+	if _, _, err := newContextFile(sessionRef{v, project, "s000"}, "", false).content(); err != nil {
+		t.Fatal(err)
+	}
 	return v, project, f.Path
 }
 
@@ -73,7 +79,9 @@ func TestNoticesOfAnAppend(t *testing.T) {
 
 	// The watcher comes to the file after pifs looked at it: racy, the
 	// same signature, the same bytes.
-	readFile(t, v, project, 0, contextName)
+	if _, _, err := newContextFile(sessionRef{v, project, "s000"}, "", false).content(); err != nil {
+		t.Fatal(err)
+	}
 	changes = v.Index().Update(file)
 	if len(changes) == 0 || !changes[0].New.Racy() || changes[0].New.Sig != changes[0].Old.Sig {
 		t.Fatalf("changes %v: want a racy version with the same signature", changes)
@@ -101,7 +109,9 @@ func TestNoticesOfAnAppend(t *testing.T) {
 	// takes a version of the old size with new times, and the session,
 	// brought up to date, reads the whole line. That change tells of
 	// info.json, active/ and latest alone; the next, of the entry.
-	readFile(t, v, project, 0, contextName)
+	if _, _, err := newContextFile(sessionRef{v, project, "s000"}, "", false).content(); err != nil {
+		t.Fatal(err)
+	}
 	later := time.Now().Add(time.Minute)
 	if err := os.Chtimes(file, later, later); err != nil {
 		t.Fatal(err)

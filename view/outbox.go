@@ -15,7 +15,7 @@ import (
 type outbox struct {
 	mu      sync.Mutex
 	changes []sessions.Change
-	evicted []sessionKey
+	evicted []evictedSession
 	notices []Notice // what pifs changed that no Change says
 	// queued counts what was put, delivered what was delivered of it;
 	// tick is closed, and replaced, at each delivery.
@@ -25,12 +25,15 @@ type outbox struct {
 	signal chan struct{}
 }
 
+// evictedSession is a session the cache dropped: its folder and file.
+type evictedSession struct{ project, name, path string }
+
 func newOutbox() *outbox {
 	return &outbox{tick: make(chan struct{}), signal: make(chan struct{}, 1)}
 }
 
 // put adds changes and evicted sessions.
-func (o *outbox) put(changes []sessions.Change, evicted ...sessionKey) {
+func (o *outbox) put(changes []sessions.Change, evicted ...evictedSession) {
 	if len(changes) == 0 && len(evicted) == 0 {
 		return
 	}
@@ -61,7 +64,7 @@ func (o *outbox) wake() {
 }
 
 // take empties the outbox; done says it was delivered.
-func (o *outbox) take() (changes []sessions.Change, evicted []sessionKey, notices []Notice, done func()) {
+func (o *outbox) take() (changes []sessions.Change, evicted []evictedSession, notices []Notice, done func()) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	changes, evicted, notices, seq := o.changes, o.evicted, o.notices, o.queued

@@ -42,13 +42,13 @@ func ownerOfPath(path string) (Owner, bool) {
 // scope above's, and at the top, the mount's own user with 0755.
 func (v *View) Owner(s Scope) Owner {
 	if s.session != "" {
-		if f, err := v.st.meta(s.project, s.session); err == nil {
+		if f, err := v.meta(s.project, s.session); err == nil {
 			return Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}
 		}
 	}
 	if s.project != "" {
 		// A project that only flat files name shows the store's.
-		if path, ok := v.st.x.ProjectFolder(s.project); ok {
+		if path, ok := v.x.ProjectFolder(s.project); ok {
 			if o, ok := ownerOfPath(path); ok {
 				return o
 			}

@@ -51,7 +51,7 @@ func (s *rootDir) list() ([]Child, error) {
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
-	for _, p := range s.v.st.projects() {
+	for _, p := range s.v.projects() {
 		out = append(out, s.project(p))
 	}
 	return out, nil
@@ -76,7 +76,7 @@ func (s *rootDir) lookup(name string) (Child, error) {
 	case activeName:
 		return activeChild(s.v, ""), nil
 	}
-	if !s.v.st.hasProject(name) {
+	if !s.v.hasProject(name) {
 		return Child{}, ErrNotFound
 	}
 	return s.project(name), nil
@@ -105,7 +105,7 @@ func (s *rootDir) newFile() Child {
 // latest is listed while there is a project: where it points takes reading
 // every project, which only readlink does.
 func (s *rootDir) latest() (Child, error) {
-	if len(s.v.st.projects()) == 0 {
+	if len(s.v.projects()) == 0 {
 		return Child{}, ErrNotFound
 	}
 	// Its inode number stays while its target is not known: the watcher
@@ -123,14 +123,14 @@ type projectDir struct{ inProject }
 
 func newProjectDir(v *View, project string) *projectDir { return &projectDir{inProject{v, project}} }
 
-func (d *projectDir) mtime() (time.Time, error) { return d.v.st.projectMtime(d.project) }
+func (d *projectDir) mtime() (time.Time, error) { return d.v.projectMtime(d.project) }
 
 func (d *projectDir) list() ([]Child, error) {
-	files, err := d.v.st.sessionFiles(d.project)
+	files, err := d.v.sessionFiles(d.project)
 	if err != nil {
 		return nil, err
 	}
-	d.v.ahead.listing(d.project, time.Now())
+	d.v.cache.Listing(d.project)
 	out := make([]Child, 0, len(files)+3)
 	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors(), activeChild(d.v, d.project))
 	if c, err := d.latest(); err == nil {
@@ -161,7 +161,7 @@ func (d *projectDir) lookup(name string) (Child, error) {
 	case activeName:
 		return activeChild(d.v, d.project), nil
 	}
-	if _, err := d.v.st.meta(d.project, name); err != nil {
+	if _, err := d.v.meta(d.project, name); err != nil {
 		return Child{}, err
 	}
 	return d.session(name), nil
@@ -176,7 +176,7 @@ func (d *projectDir) usage() Child {
 }
 
 func (d *projectDir) latest() (Child, error) {
-	f, ok := d.v.st.latest(d.project, nil)
+	f, ok := d.v.latest(d.project, nil)
 	if !ok {
 		return Child{}, ErrNotFound
 	}
@@ -205,11 +205,11 @@ type cwdFile struct {
 func newCwdFile(v *View, project string) *cwdFile { return &cwdFile{inProject: inProject{v, project}} }
 
 func (f *cwdFile) content() ([]byte, time.Time, error) {
-	mt, err := f.v.st.projectMtime(f.project)
+	mt, err := f.v.projectMtime(f.project)
 	if err != nil {
 		return nil, mt, err
 	}
-	cwd, err := f.v.st.projectCwd(f.project, f.sees)
+	cwd, err := f.v.projectCwd(f.project, f.sees)
 	if err != nil || cwd == "" {
 		return nil, mt, err
 	}
@@ -232,7 +232,7 @@ func (f *newFile) content() ([]byte, time.Time, error) {
 		mt, err := dirMtime(f.v.opts.SessionsDir)
 		return nil, mt, err
 	}
-	mt, err := f.v.st.projectMtime(f.project)
+	mt, err := f.v.projectMtime(f.project)
 	return nil, mt, err
 }
 
@@ -246,7 +246,7 @@ func (d *byIDDir) mtime() (time.Time, error) { return dirMtime(d.v.opts.Sessions
 func (d *byIDDir) list() ([]Child, error) {
 	var out []Child
 	seen := map[string]bool{}
-	for _, f := range d.v.st.x.All() {
+	for _, f := range d.v.x.All() {
 		if !seen[f.Header.ID] && validProject(f.Project) && validSessionName(f.Name) {
 			seen[f.Header.ID] = true
 			out = append(out, d.link(f.Header.ID))
@@ -259,7 +259,7 @@ func (d *byIDDir) lookup(name string) (Child, error) {
 	id, ok := names.Decode(name)
 	if !ok {
 		// A hashed name: compare with every session's spelling.
-		for _, f := range d.v.st.x.All() {
+		for _, f := range d.v.x.All() {
 			if names.Encode(f.Header.ID) == name {
 				id, ok = f.Header.ID, true
 				break
@@ -269,7 +269,7 @@ func (d *byIDDir) lookup(name string) (Child, error) {
 	if !ok {
 		return Child{}, ErrNotFound
 	}
-	if _, found := d.v.st.sessionByID(id); found && names.Encode(id) == name {
+	if _, found := d.v.sessionByID(id); found && names.Encode(id) == name {
 		return d.link(id), nil
 	}
 	return d.prefix(name, id)
@@ -290,7 +290,7 @@ func newByIDLink(v *View, id string) *byIDLink { return &byIDLink{inRoot{v}, id}
 // target is the session's folder; a link's mtime is its session file's, so
 // that listing links reads no session.
 func (l *byIDLink) target() (string, time.Time, error) {
-	f, ok := l.v.st.sessionByID(l.id)
+	f, ok := l.v.sessionByID(l.id)
 	if !ok {
 		return "", time.Time{}, ErrNotFound
 	}
@@ -309,7 +309,7 @@ func newLatestLink(v *View, project string) *latestLink {
 }
 
 func (l *latestLink) target() (string, time.Time, error) {
-	f, ok := l.v.st.latest(l.project, l.sees)
+	f, ok := l.v.latest(l.project, l.sees)
 	if !ok {
 		return "", time.Time{}, ErrNotFound
 	}

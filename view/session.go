@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
@@ -28,10 +29,10 @@ func (p inSession) scope() Scope { return p.s.scope() }
 
 // with runs fn with the parsed, up-to-date session.
 func (s sessionRef) with(fn func(*session) error) error {
-	return s.v.st.withSession(s.project, s.name, fn)
+	return s.v.withSession(s.project, s.name, fn)
 }
 
-func (s sessionRef) meta() (*sessions.File, error) { return s.v.st.meta(s.project, s.name) }
+func (s sessionRef) meta() (*sessions.File, error) { return s.v.meta(s.project, s.name) }
 
 // activity is the session's latest activity: its folder's mtime.
 func (s sessionRef) activity() (time.Time, error) {
@@ -49,14 +50,14 @@ func (s sessionRef) leaf() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if leaf, ok := s.v.st.parsedLeaf(f); ok {
+	if leaf, ok := s.v.cache.ParsedLeaf(f); ok {
 		return leaf, nil
 	}
 	if t, err := f.Tail(); err == nil && t.LeafKnown {
 		return t.Leaf, nil
 	}
 	var leaf string
-	err = s.with(func(ss *session) error { leaf = ss.tree.LeafID(); return nil })
+	err = s.with(func(ss *session) error { leaf = ss.Tree.LeafID(); return nil })
 	return leaf, err
 }
 
@@ -69,17 +70,19 @@ func (s sessionRef) inoBase() names.Hash { return names.Seed.With("s", s.project
 // render returns a rendering of the session, made once per version, and the
 // session's latest activity.
 func (s sessionRef) render(key string, make func(*session) []byte) ([]byte, time.Time, error) {
-	s.v.ahead.saw(s, aheadWork{key: key, make: make})
+	s.v.cache.Saw(s.project, s.name, cache.Work{Key: key, Make: make})
 	return s.renderNow(key, make)
 }
 
 // renderPlanned is render for context.json at the session's leaf: a
 // session whose parse is not held is rendered from its version's plan
-// when it has one (see plans).
+// when it has one (see cache.FromPlan).
 func (s sessionRef) renderPlanned(key string, make func(*session) []byte) ([]byte, time.Time, error) {
-	s.v.ahead.saw(s, aheadWork{key: key, make: make, planned: true})
-	if data, f, ok := s.v.st.fromPlan(s.project, s.name, key); ok {
-		return data, activity(f), nil
+	s.v.cache.Saw(s.project, s.name, cache.Work{Key: key, Make: make, Planned: true})
+	if f, err := s.meta(); err == nil {
+		if data, ok := s.v.cache.FromPlan(s.project, s.name, f, key); ok {
+			return data, activity(f), nil
+		}
 	}
 	return s.renderNow(key, make)
 }
@@ -89,14 +92,14 @@ func (s sessionRef) renderNow(key string, make func(*session) []byte) ([]byte, t
 	var data []byte
 	var f *sessions.File
 	err := s.with(func(ss *session) error {
-		data = rendered(s.v.st, ss, key, bytesSize, func() []byte { return make(ss) })
-		f = ss.file
+		data = cache.Rendered(s.v.cache, ss, key, cache.BytesSize, func() []byte { return make(ss) })
+		f = ss.File
 		return nil
 	})
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	recordSize(f, key, int64(len(data)))
+	cache.RecordSize(f, key, int64(len(data)))
 	return data, activity(f), nil
 }
 
@@ -106,7 +109,7 @@ func (s sessionRef) renderNow(key string, make func(*session) []byte) ([]byte, t
 // so that stat counts a view at most once while the file is unchanged,
 // however often the session is evicted.
 func (s sessionRef) renderSize(key string, count func(*session) int64) (int64, time.Time, error) {
-	s.v.ahead.saw(s, aheadWork{key: key, count: count})
+	s.v.cache.Saw(s.project, s.name, cache.Work{Key: key, Count: count})
 	return s.size(key, count)
 }
 
@@ -120,11 +123,11 @@ func (s sessionRef) knownSize(key string, count func(*session) int64) (int64, ti
 	if err != nil {
 		return 0, time.Time{}, false
 	}
-	n, ok := recordedSize(f, key)
+	n, ok := cache.RecordedSize(f, key)
 	if !ok {
 		return 0, time.Time{}, false
 	}
-	s.v.ahead.saw(s, aheadWork{key: key, count: count})
+	s.v.cache.Saw(s.project, s.name, cache.Work{Key: key, Count: count})
 	return n, activity(f), true
 }
 
@@ -134,35 +137,18 @@ func (s sessionRef) size(key string, count func(*session) int64) (int64, time.Ti
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	if n, ok := recordedSize(f, key); ok {
+	if n, ok := cache.RecordedSize(f, key); ok {
 		return n, activity(f), nil
 	}
 	var n int64
 	err = s.with(func(ss *session) error {
-		n, f = sizeOf(ss, key, count), ss.file
+		n, f = cache.SizeOf(ss, key, count), ss.File
 		return nil
 	})
 	if err != nil {
 		return 0, time.Time{}, err
 	}
 	return n, activity(f), nil
-}
-
-// sizeOf is the size of the rendering key of the session's version: the
-// one recorded with its file, the held rendering's, or counted; it is
-// recorded with the file. ss.mu is held.
-func sizeOf(ss *session, key string, count func(*session) int64) int64 {
-	if n, ok := recordedSize(ss.file, key); ok {
-		return n
-	}
-	var n int64
-	if data, ok := ss.renders[key].([]byte); ok {
-		n = int64(len(data))
-	} else {
-		n = count(ss)
-	}
-	recordSize(ss.file, key, n)
-	return n
 }
 
 // Names in a session folder.
@@ -232,7 +218,7 @@ func (d *sessionDir) list() ([]Child, error) {
 	if _, err := d.s.meta(); err != nil {
 		return nil, err
 	}
-	d.s.v.st.folderListed(d.s.project, d.s.name)
+	d.s.v.cache.FolderListed(d.s.project, d.s.name)
 	out := make([]Child, 0, len(sessionFiles))
 	for _, e := range sessionFiles {
 		c, err := d.lookup(e.name)
@@ -327,7 +313,7 @@ type infoFile struct{ inSession }
 func newInfoFile(s sessionRef) *infoFile { return &infoFile{inSession{s}} }
 
 func renderInfo(ss *session) []byte {
-	return render.Info(ss.path, ss.tree, time.Unix(0, ss.file.Sig.Mtime))
+	return render.Info(ss.Path, ss.Tree, time.Unix(0, ss.File.Sig.Mtime))
 }
 
 func (f *infoFile) content() ([]byte, time.Time, error) {
@@ -341,7 +327,7 @@ func (f *infoFile) size() (int64, time.Time, error) { return f.s.renderSize(info
 func (f *infoFile) knownSize() (int64, time.Time, bool) { return f.s.knownSize(infoName, f.count) }
 
 func (f *infoFile) count(ss *session) int64 {
-	return int64(len(rendered(f.s.v.st, ss, infoName, bytesSize, func() []byte { return renderInfo(ss) })))
+	return int64(len(cache.Rendered(f.s.v.cache, ss, infoName, cache.BytesSize, func() []byte { return renderInfo(ss) })))
 }
 
 // pathView is a rendering of a path of the session: to its leaf (the
@@ -394,19 +380,19 @@ func (v pathView) sharedKey(*session) string {
 }
 
 // pathOf is the path a view shows: to the leaf, or to entry at.
-func pathOf(st *store, ss *session, at string) []*sessions.Entry {
+func pathOf(v *View, ss *session, at string) []*sessions.Entry {
 	if at == "" {
-		return ss.tree.LeafPath()
+		return ss.Tree.LeafPath()
 	}
-	return pathTo(st, ss, at)
+	return pathTo(v, ss, at)
 }
 
 // contextOf is the context at the session's leaf, or at entry at.
 func contextOf(ss *session, at string) *tree.Context {
 	if at == "" {
-		return ss.tree.Context()
+		return ss.Tree.Context()
 	}
-	return ss.tree.ContextAt(at)
+	return ss.Tree.ContextAt(at)
 }
 
 // contextFile is context.json: the model context at the session's leaf, or
@@ -418,7 +404,7 @@ func newContextFile(s sessionRef, at string, branch bool) *contextFile {
 	context := func(ss *session, at string) *tree.Context {
 		c := contextOf(ss, at)
 		if at == "" {
-			s.v.st.keepPlan(ss, c)
+			s.v.cache.KeepPlan(ss, c)
 		}
 		return c
 	}
@@ -436,9 +422,9 @@ type transcriptFile struct{ pathView }
 
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
 	f := &transcriptFile{pathView: pathView{inSession{s}, at, branch, transcriptName, func(ss *session, at string) []byte {
-		return render.Transcript(pathOf(s.v.st, ss, at))
+		return render.Transcript(pathOf(s.v, ss, at))
 	}, func(ss *session, at string) int64 {
-		return render.TranscriptSize(pathOf(s.v.st, ss, at))
+		return render.TranscriptSize(pathOf(s.v, ss, at))
 	}}}
 	return f
 }
@@ -454,17 +440,17 @@ type followed struct {
 // path is the path the transcript shows: to the leaf, or to the branch's
 // entry.
 func (f *transcriptFile) path(ss *session) []*sessions.Entry {
-	return pathOf(f.s.v.st, ss, f.at)
+	return pathOf(f.s.v, ss, f.at)
 }
 
 func (f *transcriptFile) start() ([]byte, any, error) {
 	var st followed
 	var data []byte
 	err := f.s.with(func(ss *session) error {
-		if f.branch && ss.tree.Node(f.at) == nil {
+		if f.branch && ss.Tree.Node(f.at) == nil {
 			return ErrNotFound
 		}
-		st = followed{ss.file, ss.tree, f.path(ss)}
+		st = followed{ss.File, ss.Tree, f.path(ss)}
 		return nil
 	})
 	if err != nil {
@@ -485,15 +471,15 @@ func (f *transcriptFile) extend(state any) ([]byte, any, error) {
 	var more []byte
 	var next any
 	err = f.s.with(func(ss *session) error {
-		if ss.tree != st.tree && !ss.file.Sig.Grew(st.file.Sig) {
+		if ss.Tree != st.tree && !ss.File.Sig.Grew(st.file.Sig) {
 			return nil // rewritten: not the entries shown
 		}
-		path, n := ss.tree.LeafPath(), len(st.path)
+		path, n := ss.Tree.LeafPath(), len(st.path)
 		if len(path) < n || (n > 0 && !sameEntry(path[n-1], st.path[n-1])) {
 			return nil
 		}
 		more = render.Transcript(path[n:])
-		next = followed{ss.file, ss.tree, path}
+		next = followed{ss.File, ss.Tree, path}
 		return nil
 	})
 	return more, next, err
@@ -515,14 +501,14 @@ type htmlFile struct{ pathView }
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
 	f := &htmlFile{pathView: pathView{inSession{s}, at, branch, htmlName, func(ss *session, at string) []byte {
 		if !branch {
-			return render.SessionHTML(ss.tree)
+			return render.SessionHTML(ss.Tree)
 		}
-		return render.TranscriptHTML(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
+		return render.TranscriptHTML(render.PageOf(ss.Tree), pathOf(s.v, ss, at))
 	}, func(ss *session, at string) int64 {
 		if !branch {
-			return render.SessionHTMLSize(ss.tree, s.v.opts.Home)
+			return render.SessionHTMLSize(ss.Tree, s.v.opts.Home)
 		}
-		return render.TranscriptHTMLSize(render.PageOf(ss.tree), pathOf(s.v.st, ss, at))
+		return render.TranscriptHTMLSize(render.PageOf(ss.Tree), pathOf(s.v, ss, at))
 	}}}
 	return f
 }
@@ -533,14 +519,14 @@ type nameFile struct{ inSession }
 func newNameFile(s sessionRef) *nameFile { return &nameFile{inSession{s}} }
 
 func (f *nameFile) content() ([]byte, time.Time, error) {
-	return f.s.render(nameName, func(ss *session) []byte { return []byte(ss.tree.Name() + "\n") })
+	return f.s.render(nameName, func(ss *session) []byte { return []byte(ss.Tree.Name() + "\n") })
 }
 
 func (f *nameFile) size() (int64, time.Time, error) { return f.s.renderSize(nameName, nameSize) }
 
 func (f *nameFile) knownSize() (int64, time.Time, bool) { return f.s.knownSize(nameName, nameSize) }
 
-func nameSize(ss *session) int64 { return int64(len(ss.tree.Name()) + 1) }
+func nameSize(ss *session) int64 { return int64(len(ss.Tree.Name()) + 1) }
 
 // leafFile reads the id of the entry the session stands at (an empty line
 // when there is none).

@@ -87,7 +87,7 @@ func (v *View) sightFor(w who) *sight {
 	if w.root() {
 		return everything
 	}
-	gen := v.st.x.Gen()
+	gen := v.x.Gen()
 	k := w.key()
 	ss := &v.sights
 	ss.mu.Lock()
@@ -114,7 +114,7 @@ func (v *View) newSight(w who) *sight {
 	v.sighted.Add(1)
 	folders := map[string]bool{} // may w search the folder
 	s := &sight{hidden: map[string]bool{}, who: &w}
-	for _, f := range v.st.x.All() {
+	for _, f := range v.x.All() {
 		dir := filepath.Dir(f.Path)
 		ok, known := folders[dir]
 		if !known {
@@ -144,13 +144,13 @@ func (v *View) newSight(w who) *sight {
 }
 
 // seesCwd tells whether a by-cwd/ path leads to a visible session.
-func (s *sight) seesCwd(st *store, path string) bool {
+func (s *sight) seesCwd(v *View, path string) bool {
 	if s.all {
 		return true
 	}
 	s.cwdOnce.Do(func() {
 		s.cwds = map[string]bool{"/": true}
-		for _, f := range st.x.All() {
+		for _, f := range v.x.All() {
 			cwd := f.Header.Cwd
 			if !s.sees(f) || !filepath.IsAbs(cwd) {
 				continue
@@ -263,7 +263,7 @@ func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
 	if s.who == nil {
 		return c, true
 	}
-	e, f, err := d.s.v.st.trash.entry(d.s.name)
+	e, f, err := d.s.v.trash.entry(d.s.name)
 	if err != nil || !s.who.allows(Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}, mayRead) {
 		return c, false
 	}
@@ -288,7 +288,7 @@ func (l *parentLink) seenBy(s *sight, c Child) (Child, bool) {
 }
 
 func (l *byIDLink) seenBy(s *sight, c Child) (Child, bool) {
-	f, ok := l.v.st.sessionByID(l.id)
+	f, ok := l.v.sessionByID(l.id)
 	return c, ok && s.sees(f)
 }
 
@@ -298,18 +298,18 @@ func (l *fixedLink) seenBy(s *sight, c Child) (Child, bool) {
 
 // seenBy: a session in active/ is shown to whoever sees it.
 func (l *activeLink) seenBy(s *sight, c Child) (Child, bool) {
-	f, err := l.v.st.meta(l.sproject, l.name)
+	f, err := l.v.meta(l.sproject, l.name)
 	return c, err == nil && s.sees(f)
 }
 
 // seenBy: a fork in forks/ is shown to whoever sees it.
 func (l *forkLink) seenBy(s *sight, c Child) (Child, bool) {
-	f, err := l.s.v.st.meta(l.project, l.name)
+	f, err := l.s.v.meta(l.project, l.name)
 	return c, err == nil && s.sees(f)
 }
 
 func (d *byCwdDir) seenBy(s *sight, c Child) (Child, bool) {
-	return c, s.seesCwd(d.v.st, d.path)
+	return c, s.seesCwd(d.v, d.path)
 }
 
 // seenBy: latest is the newest session the caller sees, a link of an
@@ -318,7 +318,7 @@ func (l *latestLink) seenBy(s *sight, c Child) (Child, bool) {
 	if s.all {
 		return c, true
 	}
-	f, ok := l.v.st.latest(l.project, s)
+	f, ok := l.v.latest(l.project, s)
 	if !ok {
 		return Child{}, false
 	}
@@ -359,12 +359,12 @@ type sightReports struct {
 // reportsFor returns the usage reports over the sessions s sees (nil:
 // all), built from the records the store's reports hold: a caller's
 // reports read no session again.
-func (st *store) reportsFor(s *sight, loc *time.Location, a *ahead) (*usage.Reports, map[string]time.Time, error) {
-	reps, mtime, err := st.reports(loc, a)
+func (v *View) reportsFor(s *sight, loc *time.Location) (*usage.Reports, map[string]time.Time, error) {
+	reps, mtime, err := v.reports(loc)
 	if err != nil || s == nil || s.all {
 		return reps, mtime, err
 	}
-	c := &st.usage
+	c := &v.usage
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r, ok := c.bySight[s.key]; ok {

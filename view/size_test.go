@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -50,11 +51,18 @@ type sizedView interface {
 // but info.json's.
 func TestSizeBeforeContent(t *testing.T) {
 	v := New(Options{SessionsDir: sizeStore(t), CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	// Reading session after session would render the next ones ahead.
-	v.ahead.window = 0
+	// Every size is asked first, in every session, then every content:
+	// reading session after session renders the next ones ahead.
+	type sized struct {
+		where string
+		view  sizedView
+		key   string // what the cache keeps its bytes under
+		size  int64
+	}
+	var all []sized
 	sessionsSeen, views := 0, 0
-	for _, p := range v.st.projects() {
-		files, err := v.st.sessionFiles(p)
+	for _, p := range v.projects() {
+		files, err := v.sessionFiles(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +70,7 @@ func TestSizeBeforeContent(t *testing.T) {
 			s := sessionRef{v, p, f.Name}
 			var ids []string
 			err := s.with(func(ss *session) error {
-				for _, e := range ss.tree.Entries() {
+				for _, e := range ss.Tree.Entries() {
 					if e.ID != "" {
 						ids = append(ids, e.ID)
 					}
@@ -73,35 +81,46 @@ func TestSizeBeforeContent(t *testing.T) {
 				continue // not a session
 			}
 			sessionsSeen++
-			vs := []sizedView{newContextFile(s, "", false), newTranscriptFile(s, "", false), newHTMLFile(s, "", false), newInfoFile(s), newNameFile(s)}
-			for _, id := range ids {
-				vs = append(vs, newContextFile(s, id, true), newTranscriptFile(s, id, true), newHTMLFile(s, id, true))
+			var vs []sized
+			for _, v := range []sizedView{newContextFile(s, "", false), newTranscriptFile(s, "", false), newHTMLFile(s, "", false), newInfoFile(s), newNameFile(s)} {
+				vs = append(vs, sized{view: v})
 			}
-			sizes := make([]int64, len(vs))
-			for i, v := range vs {
-				if sizes[i], _, err = v.size(); err != nil {
-					t.Fatalf("%s/%s: view %d: %v", p, f.Name, i, err)
+			for i, k := range []string{contextName, transcriptName, htmlName, infoName, nameName} {
+				vs[i].key = k
+			}
+			for _, id := range ids {
+				vs = append(vs, sized{view: newContextFile(s, id, true), key: contextName + "\x00" + id},
+					sized{view: newTranscriptFile(s, id, true), key: transcriptName + "\x00" + id},
+					sized{view: newHTMLFile(s, id, true), key: htmlName + "\x00" + id})
+			}
+			for i := range vs {
+				vs[i].where = fmt.Sprintf("%s/%s: view %d (%T)", p, f.Name, i, vs[i].view)
+				if vs[i].size, _, err = vs[i].view.size(); err != nil {
+					t.Fatalf("%s: %v", vs[i].where, err)
 				}
 			}
 			s.with(func(ss *session) error {
-				for k, v := range ss.renders {
-					if _, ok := v.([]byte); ok && k != infoName {
-						t.Errorf("%s/%s: stat kept the bytes of %q", p, f.Name, k)
+				for _, sv := range vs {
+					if b, ok := ss.Held(sv.key); ok && sv.key != infoName {
+						if _, isBytes := b.([]byte); isBytes {
+							t.Errorf("%s: stat kept the bytes of %q", sv.where, sv.key)
+						}
 					}
 				}
 				return nil
 			})
-			for i, v := range vs {
-				data, _, err := v.content()
-				if err != nil {
-					t.Fatalf("%s/%s: view %d: %v", p, f.Name, i, err)
-				}
-				if int64(len(data)) != sizes[i] {
-					t.Errorf("%s/%s: view %d (%T): size %d, content %d bytes", p, f.Name, i, v, sizes[i], len(data))
-				}
-				views++
-			}
+			all = append(all, vs...)
 		}
+	}
+	for _, sv := range all {
+		data, _, err := sv.view.content()
+		if err != nil {
+			t.Fatalf("%s: %v", sv.where, err)
+		}
+		if int64(len(data)) != sv.size {
+			t.Errorf("%s: size %d, content %d bytes", sv.where, sv.size, len(data))
+		}
+		views++
 	}
 	if sessionsSeen < 15 || views < 1000 {
 		t.Errorf("only %d views of %d sessions compared", views, sessionsSeen)

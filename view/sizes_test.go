@@ -1,6 +1,7 @@
 package view
 
 import (
+	"github.com/pifs/pifs/cache"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,11 +23,11 @@ func TestSizesKeptWithVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := recordedSize(m, contextName); !ok || got != n {
+	if got, ok := cache.RecordedSize(m, contextName); !ok || got != n {
 		t.Fatalf("recorded %d, %v; want %d", got, ok, n)
 	}
 	// The parse leaves the cache.
-	s.with(func(ss *session) error { v.st.drop(ss); return nil })
+	s.with(func(ss *session) error { v.cache.Drop(ss); return nil })
 	parsed := v.Stats().Parsed
 	if again, _, err := f.size(); err != nil || again != n {
 		t.Fatalf("size after eviction: %d, %v; want %d", again, err, n)
@@ -42,14 +43,14 @@ func TestSizesKeptWithVersion(t *testing.T) {
 	}
 	fd.WriteString(`{"type":"message","id":"new1","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"more","timestamp":1}}` + "\n")
 	fd.Close()
-	if len(v.st.x.Update(filepath.Clean(path))) == 0 {
+	if len(v.x.Update(filepath.Clean(path))) == 0 {
 		t.Fatal("the index saw no change")
 	}
 	m2, err := s.meta()
 	if err != nil || m2 == m {
 		t.Fatalf("no new version (%v)", err)
 	}
-	if _, ok := recordedSize(m2, contextName); ok {
+	if _, ok := cache.RecordedSize(m2, contextName); ok {
 		t.Error("a new version has the size of the old")
 	}
 }

@@ -179,7 +179,7 @@ func (d *trashDir) noTrash(err error) {
 }
 
 func (d *trashDir) mtime() (time.Time, error) {
-	_, mt, err := d.v.st.trash.list()
+	_, mt, err := d.v.trash.list()
 	if err != nil {
 		return dirMtime(d.v.opts.SessionsDir)
 	}
@@ -187,7 +187,7 @@ func (d *trashDir) mtime() (time.Time, error) {
 }
 
 func (d *trashDir) list() ([]Child, error) {
-	names, _, err := d.v.st.trash.list()
+	names, _, err := d.v.trash.list()
 	if err != nil {
 		d.noTrash(err)
 		return nil, nil
@@ -200,7 +200,7 @@ func (d *trashDir) list() ([]Child, error) {
 }
 
 func (d *trashDir) lookup(name string) (Child, error) {
-	if _, _, err := d.v.st.trash.entry(name); err != nil {
+	if _, _, err := d.v.trash.entry(name); err != nil {
 		return Child{}, ErrNotFound
 	}
 	return d.session(name), nil
@@ -215,8 +215,8 @@ func (d *trashDir) session(name string) Child {
 type trashedDir struct{ *sessionDir }
 
 // trashedMeta is store.meta for a trashed session.
-func (st *store) trashedMeta(name string) (*sessions.File, error) {
-	_, f, err := st.trash.entry(name)
+func (v *View) trashedMeta(name string) (*sessions.File, error) {
+	_, f, err := v.trash.entry(name)
 	return f, err
 }
 
@@ -251,7 +251,7 @@ func (v *View) Rename(from Folder, name string, to Folder, newName string, flags
 		if to, ok := to.(*trashDir); ok {
 			return v.trashSession(from, name, to, newName, c)
 		}
-		if _, err := v.st.meta(from.project, name); err == nil {
+		if _, err := v.meta(from.project, name); err == nil {
 			err := refuse(ErrReadOnly, "mv %s/%s: a session folder moves only to the trash (mv MOUNT/%s/%s MOUNT/trash/); sessions are not renamed or moved between projects through the mount (fork makes a copy in another project)", from.project, name, from.project, name)
 			sessionRef{v, from.project, name}.refused(err)
 			return err
@@ -283,7 +283,7 @@ const renameNoReplace = 1
 // trashSession moves the session file of project/name into the trash.
 func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName string, c Caller) error {
 	s := sessionRef{v, from.project, name}
-	f, err := v.st.meta(from.project, name)
+	f, err := v.meta(from.project, name)
 	if err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	if err := mayChangeIn(c, filepath.Dir(f.Path), f.Path); err != nil {
 		return fail(err)
 	}
-	tr, err := v.st.trash.get()
+	tr, err := v.trash.get()
 	if err != nil {
 		return fail(refuse(ErrReadOnly, "mv to trash/: there is no trash: %v", err))
 	}
@@ -312,8 +312,8 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	_, err = sessions.TrashSession(tr, f, time.Now())
 	if errors.Is(err, sessions.ErrChanged) {
 		// Changed since the index read it: read again, and say why.
-		v.st.update(f.Path)
-		if f, err = v.st.meta(from.project, name); err != nil {
+		v.update(f.Path)
+		if f, err = v.meta(from.project, name); err != nil {
 			return err
 		}
 		_, err = sessions.TrashSession(tr, f, time.Now())
@@ -328,18 +328,18 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	}
 	v.log.Info(fmt.Sprintf("trashed %s/%s (%s)", from.project, name, f.Path))
 	moved = true
-	v.st.trash.stale()
-	v.st.update(f.Path)
+	v.trash.stale()
+	v.update(f.Path)
 	// The kernel moved its node of the session folder into trash/:
 	// it forgets it there, and looks the trashed session up afresh.
-	v.st.out.putNotices(Notice{[]string{trashName, name}, Forget}, Notice{[]string{trashName}, Refresh})
+	v.out.putNotices(Notice{[]string{trashName, name}, Forget}, Notice{[]string{trashName}, Refresh})
 	return nil
 }
 
 // restoreSession puts the trashed session name back where it was: into the
 // project folder to, under its own name.
 func (v *View) restoreSession(name string, to *projectDir, newName string, c Caller) error {
-	e, _, err := v.st.trash.entry(name)
+	e, _, err := v.trash.entry(name)
 	if err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	if err := mayChangeIn(c, filepath.Dir(t.File()), t.File()); err != nil {
 		return fail(err)
 	}
-	tr, err := v.st.trash.get()
+	tr, err := v.trash.get()
 	if err != nil {
 		return fail(err)
 	}
@@ -378,8 +378,8 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	}
 	v.log.Info(fmt.Sprintf("restored %s to %s", name, t.Original))
 	moved = true
-	v.st.trash.stale()
-	v.st.update(t.Original)
-	v.st.out.putNotices(Notice{[]string{to.project, newName}, Forget}, Notice{[]string{trashName}, Refresh})
+	v.trash.stale()
+	v.update(t.Original)
+	v.out.putNotices(Notice{[]string{to.project, newName}, Forget}, Notice{[]string{trashName}, Refresh})
 	return nil
 }

@@ -3,6 +3,7 @@ package view
 import (
 	"time"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/tree"
 )
@@ -34,7 +35,7 @@ func newTreeViewFile(s sessionRef, f tree.Filter) *treeViewFile {
 func (f *treeViewFile) key() string { return f.filter.FileName() }
 
 func (f *treeViewFile) make(ss *session) []byte {
-	return render.TreeText(ss.tree, ss.tree.FileLeafID(), f.filter, f.s.v.opts.Home)
+	return render.TreeText(ss.Tree, ss.Tree.FileLeafID(), f.filter, f.s.v.opts.Home)
 }
 
 func (f *treeViewFile) count(ss *session) int64 {
@@ -52,18 +53,18 @@ type promptsFile struct{ inSession }
 
 func newPromptsFile(s sessionRef) *promptsFile { return &promptsFile{inSession{s}} }
 
-func renderPrompts(ss *session) []byte { return render.Prompts(ss.tree) }
+func renderPrompts(ss *session) []byte { return render.Prompts(ss.Tree) }
 
 // countTreeViews counts the sizes of the six views of ss's version and
 // records them with its file. ss.mu is held.
 func countTreeViews(v *View, ss *session) map[string]int64 {
-	v.st.treeCounts.Add(1)
+	v.treeCounts.Add(1)
 	sizes := make(map[string]int64, len(tree.Filters)+1)
-	for f, n := range render.TreeTextSizes(ss.tree, ss.tree.FileLeafID(), v.opts.Home) {
+	for f, n := range render.TreeTextSizes(ss.Tree, ss.Tree.FileLeafID(), v.opts.Home) {
 		sizes[tree.Filter(f).FileName()] = n
 	}
-	sizes[promptsName] = render.PromptsSize(ss.tree)
-	recordSizes(ss.file, sizes)
+	sizes[promptsName] = render.PromptsSize(ss.Tree)
+	cache.RecordSizes(ss.File, sizes)
 	return sizes
 }
 

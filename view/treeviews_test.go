@@ -57,7 +57,7 @@ func TestTreeViewSizesCountedTogether(t *testing.T) {
 		}
 	}
 	// The parse leaves the cache: stat parses and counts nothing.
-	s.with(func(ss *session) error { v.st.drop(ss); return nil })
+	s.with(func(ss *session) error { v.cache.Drop(ss); return nil })
 	parsed := v.Stats().Parsed
 	for name, f := range files {
 		if n, _, err := f.size(); err != nil || n != sizes[name] {
@@ -87,7 +87,7 @@ func TestTreeViewSizesCountedTogether(t *testing.T) {
 	}
 	fd.WriteString(`{"type":"message","id":"new1","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"one more prompt","timestamp":1}}` + "\n")
 	fd.Close()
-	if len(v.st.x.Update(filepath.Clean(m.Path))) == 0 {
+	if len(v.x.Update(filepath.Clean(m.Path))) == 0 {
 		t.Fatal("the index saw no change")
 	}
 	for name, f := range files {

@@ -43,16 +43,16 @@ type usageOf struct {
 }
 
 // reports returns the store's usage reports, built again only after the
-// index changed. a tells whether a walk is under way (see forWalk).
-func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[string]time.Time, error) {
-	c := &st.usage
+// index changed.
+func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time, error) {
+	c := &v.usage
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gen := st.x.Gen()
+	gen := v.x.Gen()
 	if c.reports != nil && c.gen == gen {
 		return c.reports, c.mtime, nil
 	}
-	files := st.x.All()
+	files := v.x.All()
 	list := make([]usage.Session, 0, len(files))
 	mtime := map[string]time.Time{}
 	seen := make(map[string]bool, len(files))
@@ -71,7 +71,7 @@ func (st *store) reports(loc *time.Location, a *ahead) (*usage.Reports, map[stri
 		}
 		missing = append(missing, f)
 	}
-	c.scan(st.forWalk(st.fromParsed(missing), a))
+	c.scan(v.forWalk(v.fromParsed(missing)))
 	for _, f := range files {
 		if !seen[f.Path] {
 			continue
@@ -134,45 +134,31 @@ func (c *usageCache) scan(files []*sessions.File) {
 // of a session cost about a fifth of its parse. A session whose lock is
 // held (a write, a parse) is read from its file instead, rather than
 // waited for while c.mu is held.
-func (st *store) fromParsed(files []*sessions.File) (rest []*sessions.File) {
+func (v *View) fromParsed(files []*sessions.File) (rest []*sessions.File) {
 	for _, f := range files {
-		st.mu.Lock()
-		el := st.parsed[f.Path]
-		st.mu.Unlock()
-		if el != nil {
-			ss := el.Value.(*session)
-			if ss.mu.TryLock() {
-				ok := ss.log != nil && ss.file == f
-				if ok {
-					st.usage.keep(ss)
-				}
-				ss.mu.Unlock()
-				if ok {
-					continue
-				}
-			}
+		if !v.cache.IfParsed(f, v.usage.keep) {
+			rest = append(rest, f)
 		}
-		rest = append(rest, f)
 	}
 	return rest
 }
 
 // forWalk reads the sessions that a walk statting session folders will
 // come to as the walk will read them, their records taken from the
-// entries (see readForWalk); it returns the rest, to scan.
+// entries (see cache.ReadForWalk); it returns the rest, to scan.
 //
 // ls -l MNT/*/*/ lists each project's usage/ after its sessions: the
 // first report reads the whole store, and a scan for it alone would leave
 // the walk to parse every session of the other projects again.
-func (st *store) forWalk(files []*sessions.File, a *ahead) (rest []*sessions.File) {
-	return st.readForWalk(files, a, st.usage.keep)
+func (v *View) forWalk(files []*sessions.File) (rest []*sessions.File) {
+	return v.cache.ReadForWalk(files, v.usage.keep)
 }
 
 // keep records what the reports need of a parsed session. ss.mu is held.
 func (c *usageCache) keep(ss *session) {
-	u := &usageOf{file: ss.file, records: usage.Records(ss.log.Entries), name: ss.tree.Name()}
-	usage.KeepParsed(ss.file, u.records, u.name)
-	c.put(ss.file, u)
+	u := &usageOf{file: ss.File, records: usage.Records(ss.Log.Entries), name: ss.Tree.Name()}
+	usage.KeepParsed(ss.File, u.records, u.name)
+	c.put(ss.File, u)
 }
 
 func (c *usageCache) put(f *sessions.File, u *usageOf) {
@@ -205,7 +191,7 @@ func (d *usageDir) mtime() (time.Time, error) {
 	if d.project == "" {
 		return dirMtime(d.v.opts.SessionsDir)
 	}
-	return d.v.st.projectMtime(d.project)
+	return d.v.projectMtime(d.project)
 }
 
 func (d *usageDir) list() ([]Child, error) {
@@ -244,7 +230,7 @@ func newUsageFile(v *View, project, name string) *usageFile {
 func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
 
 func (f *usageFile) content() ([]byte, time.Time, error) {
-	reps, mt, err := f.v.st.reportsFor(f.sees, f.v.opts.TimeZone, f.v.ahead)
+	reps, mt, err := f.v.reportsFor(f.sees, f.v.opts.TimeZone)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/sessions"
 )
@@ -61,14 +62,24 @@ type Options struct {
 // View is what a mount of one store shows.
 type View struct {
 	opts     Options
-	st       *store
 	uid, gid uint32
 	log      *slog.Logger
+	// x is the store's index (the watcher keeps it current), cache the
+	// parsed sessions, out what the kernel must be told (see Take).
+	x        *sessions.Index
+	cache    *cache.Cache
+	out      *outbox
 	refused  refusals
 	removals removals
-	ahead    *ahead
 	walk     walkGuess
 	events   *events.Hub
+	// What the views that gather the store keep between changes.
+	trash   *trashState
+	usage   usageCache
+	byNames byNames
+	cwdTree cwdTrees
+	// treeCounts counts the sizes of the /tree views counted (see Stats).
+	treeCounts atomic.Int64
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	// listings and lookups count the folders listed and the names looked
@@ -90,11 +101,20 @@ func New(o Options) *View {
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
-	v := &View{opts: o, log: o.Logger, st: newStore(o.SessionsDir, o.CacheBytes), uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
-	v.events = events.NewHub(v.st.x)
+	v := &View{opts: o, log: o.Logger, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
+		x: sessions.NewIndex(o.SessionsDir), out: newOutbox(), trash: &trashState{dir: o.SessionsDir}}
+	v.events = events.NewHub(v.x)
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
-	v.ahead = newAhead(v, v.st.budget)
-	v.st.onParse = o.Parsed
+	v.cache = cache.New(v.x, cache.Options{
+		Budget:     o.CacheBytes,
+		Parsed:     o.Parsed,
+		Evicted:    v.evicted,
+		Shed:       v.shed,
+		Others:     v.usage.held.Load,
+		Shown:      validSessionName,
+		WalkGap:    v.walk.gapTime,
+		ShowsTimes: func(key string) bool { return key == infoName },
+	})
 	return v
 }
 
@@ -102,11 +122,11 @@ func New(o Options) *View {
 func (v *View) Root() Folder { return &rootDir{inRoot{v}} }
 
 // Index is the store's index, which the watcher keeps current.
-func (v *View) Index() *sessions.Index { return v.st.x }
+func (v *View) Index() *sessions.Index { return v.x }
 
 // Changed counts the changes to the store: what was read while it stayed
 // the same is still what the store holds.
-func (v *View) Changed() uint64 { return v.st.x.Changed() }
+func (v *View) Changed() uint64 { return v.x.Changed() }
 
 // Stats are counts of the work a view has done, for tests that guard a
 // cost and for a look at a running mount.
@@ -156,22 +176,23 @@ func (v *View) txnHeld(n int64) {
 
 // Stats returns the view's counts.
 func (v *View) Stats() Stats {
+	c := v.cache.Stats()
 	return Stats{
-		Parsed:      v.st.opened.Load(),
-		Uses:        v.st.uses.Load(),
-		FromPlan:    v.st.plans.rendered.Load(),
-		ReadAhead:   v.ahead.ran.Load(),
-		Scanned:     v.st.usage.scanned.Load(),
+		Parsed:      c.Parsed,
+		Uses:        c.Uses,
+		FromPlan:    c.FromPlan,
+		ReadAhead:   c.ReadAhead,
+		Scanned:     v.usage.scanned.Load(),
 		Listings:    v.listings.Load(),
 		Lookups:     v.lookups.Load(),
 		ListedAlone: v.walk.alone.Load(),
-		Nodes:       v.st.nodes.Load(),
-		AheadMade:   v.st.counts.made.Load(),
-		AheadUnread: v.st.counts.unread.Load(),
-		AheadGaveUp: v.ahead.gaveUp.Load(),
+		Nodes:       c.Nodes,
+		AheadMade:   c.AheadMade,
+		AheadUnread: c.AheadUnread,
+		AheadGaveUp: c.AheadGaveUp,
 		Sights:      v.sighted.Load(),
-		TreeCounts:  v.st.treeCounts.Load(),
-		ParentSteps: v.st.parentSteps.Load(),
+		TreeCounts:  v.treeCounts.Load(),
+		ParentSteps: c.ParentSteps,
 		TxnHeld:     v.txnPeak.Load(),
 	}
 }

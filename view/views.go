@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
@@ -27,16 +28,16 @@ func (s sessionRef) renderEntry(id, key string, make func(*session) []byte, atLe
 	var data []byte
 	var mt time.Time
 	err := s.with(func(ss *session) error {
-		n := ss.tree.Node(id)
+		n := ss.Tree.Node(id)
 		if n == nil {
 			return ErrNotFound
 		}
-		if leaf := ss.tree.Leaf(); atLeaf != nil && leaf == n.Entry {
+		if leaf := ss.Tree.Leaf(); atLeaf != nil && leaf == n.Entry {
 			if k := atLeaf(ss); k != "" {
 				key = k
 			}
 		}
-		data = rendered(s.v.st, ss, key, bytesSize, func() []byte { return make(ss) })
+		data = cache.Rendered(s.v.cache, ss, key, cache.BytesSize, func() []byte { return make(ss) })
 		mt = entryMtime(n.Entry)
 		return nil
 	})
@@ -55,16 +56,16 @@ func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, 
 	var n int64
 	var mt time.Time
 	err := s.with(func(ss *session) error {
-		node := ss.tree.Node(id)
+		node := ss.Tree.Node(id)
 		if node == nil {
 			return ErrNotFound
 		}
-		if ss.tree.Leaf() == node.Entry && atLeaf != nil {
+		if ss.Tree.Leaf() == node.Entry && atLeaf != nil {
 			if k := atLeaf(ss); k != "" {
 				key = k
 			}
 		}
-		n, mt = sizeOf(ss, key, count), entryMtime(node.Entry)
+		n, mt = cache.SizeOf(ss, key, count), entryMtime(node.Entry)
 		return nil
 	})
 	if err != nil {
@@ -110,7 +111,7 @@ func entryFileName(id string) string { return names.EncodeIn(id, len(jsonExt)) +
 func (d *entriesDir) list() ([]Child, error) {
 	var out []Child
 	err := d.s.with(func(ss *session) error {
-		all := ss.tree.Entries()
+		all := ss.Tree.Entries()
 		withID := 0
 		for _, e := range all {
 			if e.ID != "" {
@@ -118,11 +119,11 @@ func (d *entriesDir) list() ([]Child, error) {
 			}
 		}
 		// When ids repeat, the last entry of an id has its name.
-		unique := withID == ss.tree.Len()
-		stats := entryStatsOf(d.s.v.st, ss)
-		out = make([]Child, 0, ss.tree.Len())
+		unique := withID == ss.Tree.Len()
+		stats := entryStatsOf(d.s.v, ss)
+		out = make([]Child, 0, ss.Tree.Len())
 		for _, e := range all {
-			if e.ID != "" && (unique || ss.tree.Node(e.ID).Entry == e) {
+			if e.ID != "" && (unique || ss.Tree.Node(e.ID).Entry == e) {
 				out = append(out, d.entry(e, stats))
 			}
 		}
@@ -138,11 +139,11 @@ func (d *entriesDir) lookup(name string) (Child, error) {
 	}
 	var c Child
 	err := d.s.with(func(ss *session) error {
-		id, ok := findID(ss.tree, base, len(jsonExt))
+		id, ok := findID(ss.Tree, base, len(jsonExt))
 		if !ok {
 			return ErrNotFound
 		}
-		c = d.entry(ss.tree.Node(id).Entry, entryStatsOf(d.s.v.st, ss))
+		c = d.entry(ss.Tree.Node(id).Entry, entryStatsOf(d.s.v, ss))
 		return nil
 	})
 	return c, err
@@ -192,7 +193,7 @@ func newEntryFile(s sessionRef, id string) *entryFile {
 func (f *entryFile) kept() {}
 
 func (f *entryFile) content() ([]byte, time.Time, error) {
-	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.tree.Node(f.id).Raw) }, nil)
+	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.Tree.Node(f.id).Raw) }, nil)
 }
 
 // size counts the indented entry without making it: `ls -l entries/`
@@ -206,11 +207,11 @@ func (f *entryFile) size() (int64, time.Time, error) {
 		n, mt = st.size(e), st.mtime(e)
 	} else {
 		err = f.s.with(func(ss *session) error {
-			node := ss.tree.Node(f.id)
+			node := ss.Tree.Node(f.id)
 			if node == nil {
 				return ErrNotFound
 			}
-			st := entryStatsOf(f.s.v.st, ss).of(node.Entry)
+			st := entryStatsOf(f.s.v, ss).of(node.Entry)
 			n, mt = st.size(node.Entry), st.mtime(node.Entry)
 			return nil
 		})
@@ -235,11 +236,11 @@ type entryStat struct{ sizeN, mtimeN atomic.Int64 }
 
 const noMtime = math.MinInt64
 
-func entryStatsOf(st *store, ss *session) entryStats {
-	return rendered(st, ss, "entry stats", func(t entryStats) int64 { return int64(len(t)) * int64(unsafe.Sizeof(entryStat{})) },
+func entryStatsOf(v *View, ss *session) entryStats {
+	return cache.Rendered(v.cache, ss, "entry stats", func(t entryStats) int64 { return int64(len(t)) * int64(unsafe.Sizeof(entryStat{})) },
 		func() entryStats {
 			n := 0
-			if es := ss.tree.Entries(); len(es) > 0 {
+			if es := ss.Tree.Entries(); len(es) > 0 {
 				n = es[len(es)-1].Seq + 1
 			}
 			return make(entryStats, n)
@@ -303,7 +304,7 @@ func (d *branchesDir) mtime() (time.Time, error) { return d.s.activity() }
 func (d *branchesDir) list() ([]Child, error) {
 	var out []Child
 	err := d.s.with(func(ss *session) error {
-		for _, n := range ss.tree.Tips() {
+		for _, n := range ss.Tree.Tips() {
 			out = append(out, d.branch(n.ID))
 		}
 		return nil
@@ -315,7 +316,7 @@ func (d *branchesDir) lookup(name string) (Child, error) {
 	var id string
 	err := d.s.with(func(ss *session) error {
 		var ok bool
-		if id, ok = findID(ss.tree, name, 0); !ok {
+		if id, ok = findID(ss.Tree, name, 0); !ok {
 			return ErrNotFound
 		}
 		return nil
@@ -385,19 +386,19 @@ func (d *branchDir) mtime() (time.Time, error) {
 
 // pathTo is the root→entry path, computed once per version of the session:
 // a listing and the lookups of its names share it.
-func pathTo(st *store, ss *session, id string) []*sessions.Entry {
-	return rendered(st, ss, "path\x00"+id, func(p []*sessions.Entry) int64 { return 8 * int64(len(p)) },
-		func() []*sessions.Entry { return ss.tree.PathTo(id) })
+func pathTo(v *View, ss *session, id string) []*sessions.Entry {
+	return cache.Rendered(v.cache, ss, "path\x00"+id, func(p []*sessions.Entry) int64 { return 8 * int64(len(p)) },
+		func() []*sessions.Entry { return ss.Tree.PathTo(id) })
 }
 
 func (d *branchDir) list() ([]Child, error) {
 	out := []Child{d.context(), d.transcript(), d.html(), d.export(), d.images()}
 	err := d.s.with(func(ss *session) error {
-		path := pathTo(d.s.v.st, ss, d.id)
+		path := pathTo(d.s.v, ss, d.id)
 		if len(path) == 0 {
 			return ErrNotFound
 		}
-		stats := entryStatsOf(d.s.v.st, ss)
+		stats := entryStatsOf(d.s.v, ss)
 		for i, e := range path {
 			out = append(out, d.entry(i+1, e, stats))
 		}
@@ -425,11 +426,11 @@ func (d *branchDir) lookup(name string) (Child, error) {
 	}
 	var c Child
 	err := d.s.with(func(ss *session) error {
-		path := pathTo(d.s.v.st, ss, d.id)
+		path := pathTo(d.s.v, ss, d.id)
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
 			return ErrNotFound
 		}
-		c = d.entry(pos, path[pos-1], entryStatsOf(d.s.v.st, ss))
+		c = d.entry(pos, path[pos-1], entryStatsOf(d.s.v, ss))
 		return nil
 	})
 	return c, err
@@ -482,8 +483,8 @@ type segInfo struct {
 
 // segmentTable is tree/ for one version of a session, made once from
 // tree.Segments: by the first entry's id, "" for tree/ itself.
-func segmentTable(st *store, ss *session) map[string]*segInfo {
-	return rendered(st, ss, "segments", func(m map[string]*segInfo) int64 { return 96 * int64(len(m)+ss.tree.Len()) },
+func segmentTable(v *View, ss *session) map[string]*segInfo {
+	return cache.Rendered(v.cache, ss, "segments", func(m map[string]*segInfo) int64 { return 96 * int64(len(m)+ss.Tree.Len()) },
 		func() map[string]*segInfo {
 			m := map[string]*segInfo{}
 			top := &segInfo{}
@@ -493,7 +494,7 @@ func segmentTable(st *store, ss *session) map[string]*segInfo {
 				pos  int
 				into *segInfo
 			}
-			stack := []job{{ss.tree.Segments(), 1, top}}
+			stack := []job{{ss.Tree.Segments(), 1, top}}
 			for len(stack) > 0 {
 				j := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -510,8 +511,8 @@ func segmentTable(st *store, ss *session) map[string]*segInfo {
 
 // segment returns the segment's entries, the position of the first on its
 // root path, and the segments that start below it (the roots for tree/).
-func (d *segmentDir) segment(st *store, ss *session) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
-	info := segmentTable(st, ss)[d.first]
+func (d *segmentDir) segment(v *View, ss *session) (nodes []*tree.Node, pos int, next []*tree.Node, err error) {
+	info := segmentTable(v, ss)[d.first]
 	if info == nil {
 		return nil, 0, nil, ErrNotFound
 	}
@@ -524,11 +525,11 @@ func (d *segmentDir) mtime() (time.Time, error) {
 	}
 	var mt time.Time
 	err := d.s.with(func(ss *session) error {
-		nodes, _, _, err := d.segment(d.s.v.st, ss)
+		nodes, _, _, err := d.segment(d.s.v, ss)
 		if err != nil {
 			return err
 		}
-		stats := entryStatsOf(d.s.v.st, ss)
+		stats := entryStatsOf(d.s.v, ss)
 		for _, n := range nodes {
 			if t := stats.of(n.Entry).mtime(n.Entry); t.After(mt) {
 				mt = t
@@ -545,11 +546,11 @@ func (d *segmentDir) mtime() (time.Time, error) {
 func (d *segmentDir) list() ([]Child, error) {
 	var out []Child
 	err := d.s.with(func(ss *session) error {
-		nodes, pos, next, err := d.segment(d.s.v.st, ss)
+		nodes, pos, next, err := d.segment(d.s.v, ss)
 		if err != nil {
 			return err
 		}
-		stats := entryStatsOf(d.s.v.st, ss)
+		stats := entryStatsOf(d.s.v, ss)
 		for i, n := range nodes {
 			out = append(out, d.entry(pos+i, n.Entry, stats))
 		}
@@ -564,13 +565,13 @@ func (d *segmentDir) list() ([]Child, error) {
 func (d *segmentDir) lookup(name string) (Child, error) {
 	var c Child
 	err := d.s.with(func(ss *session) error {
-		nodes, pos, next, err := d.segment(d.s.v.st, ss)
+		nodes, pos, next, err := d.segment(d.s.v, ss)
 		if err != nil {
 			return err
 		}
 		if p, ok := namePos(name); ok && strings.HasSuffix(name, jsonExt) {
 			if i := p - pos; i >= 0 && i < len(nodes) && pathFileName(p, nodes[i].Entry) == name {
-				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.s.v.st, ss))
+				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.s.v, ss))
 				return nil
 			}
 		}
@@ -624,7 +625,7 @@ func labels(t *tree.Tree) (spelled []string, texts map[string]string) {
 func (d *labelsDir) list() ([]Child, error) {
 	var out []Child
 	err := d.s.with(func(ss *session) error {
-		names, texts := labels(ss.tree)
+		names, texts := labels(ss.Tree)
 		for _, n := range names {
 			out = append(out, d.label(ss, n, texts[n]))
 		}
@@ -636,7 +637,7 @@ func (d *labelsDir) list() ([]Child, error) {
 func (d *labelsDir) lookup(name string) (Child, error) {
 	var c Child
 	err := d.s.with(func(ss *session) error {
-		_, texts := labels(ss.tree)
+		_, texts := labels(ss.Tree)
 		text, ok := texts[name]
 		if !ok {
 			return ErrNotFound
@@ -652,7 +653,7 @@ func (d *labelsDir) lookup(name string) (Child, error) {
 // the kernel, which keeps link targets.
 func (d *labelsDir) label(ss *session, name, text string) Child {
 	s := d.s
-	to, _ := ss.tree.LabelTarget(text)
+	to, _ := ss.Tree.LabelTarget(text)
 	return Child{name, syscall.S_IFLNK, s.ino(labelsName, text, to), func() Node { return newLabelLink(s, text) }}
 }
 
@@ -670,7 +671,7 @@ func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 		return Child{}, err
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
-		id, ok := resolveRef(ss.tree, b, target)
+		id, ok := resolveRef(ss.Tree, b, target)
 		if !ok {
 			return refuse(ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
 		}
@@ -697,13 +698,13 @@ func (d *labelsDir) unlink(name string, c Caller) error {
 		return err
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
-		_, texts := labels(ss.tree)
+		_, texts := labels(ss.Tree)
 		text, ok := texts[name]
 		if !ok {
 			return refuse(ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)
 		}
-		for _, id := range ss.tree.LabelOrder() {
-			if l, _ := ss.tree.Label(id); l.Text == text {
+		for _, id := range ss.Tree.LabelOrder() {
+			if l, _ := ss.Tree.Label(id); l.Text == text {
 				if _, err := b.Label(id, ""); err != nil {
 					return err
 				}
@@ -729,11 +730,11 @@ func (l *labelLink) target() (string, time.Time, error) {
 	var target string
 	var mt time.Time
 	err := l.s.with(func(ss *session) error {
-		id, ok := ss.tree.LabelTarget(l.text)
+		id, ok := ss.Tree.LabelTarget(l.text)
 		if !ok {
 			return ErrNotFound
 		}
-		lab, _ := ss.tree.Label(id)
+		lab, _ := ss.Tree.Label(id)
 		target = "../" + entriesName + "/" + entryFileName(id)
 		mt = tree.DateTime(lab.Timestamp)
 		return nil

@@ -47,6 +47,13 @@ type walkGuess struct {
 	alone atomic.Int64
 }
 
+// gapTime is the longest pause between two sessions of a walk (gap and
+// hold are set once, before the view is used).
+func (w *walkGuess) gapTime() time.Duration {
+	gap, _ := w.times()
+	return gap
+}
+
 func (w *walkGuess) times() (gap, hold time.Duration) {
 	gap, hold = walkGap, walkHold
 	if w.gap > 0 {

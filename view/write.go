@@ -347,7 +347,7 @@ func (s sessionRef) refused(err error) {
 // them to its file in one write (see appendBatch).
 func (s sessionRef) change(build func(ss *session, b *tree.Builder) error) error {
 	return s.appendBatch(func(ss *session) ([]byte, func(), error) {
-		b := ss.tree.NewBuilder()
+		b := ss.Tree.NewBuilder()
 		if err := build(ss, b); err != nil || len(b.Lines) == 0 {
 			return nil, nil, err
 		}
@@ -370,20 +370,20 @@ func (s sessionRef) appendBatch(build func(ss *session) (batch []byte, done func
 	if s.v.opts.ReadOnly {
 		return ErrReadOnly
 	}
-	return s.v.st.withFreshSession(s.project, s.name, func(ss *session) error {
+	return s.v.withFreshSession(s.project, s.name, func(ss *session) error {
 		for retried := false; ; retried = true {
 			batch, done, err := build(ss)
 			if err != nil || batch == nil {
 				return err
 			}
-			if ss.log.Migrated {
-				err := sessions.MigrateFile(ss.log)
+			if ss.Log.Migrated {
+				err := sessions.MigrateFile(ss.Log)
 				if errors.Is(err, sessions.ErrChanged) {
 					done()
 					if retried {
-						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.log.Header.Version)
+						return refuse(ErrBusy, "the session file is of version %v and changed while pifs was migrating it to version 3 before this write; nothing was written, try again when the file is quiet", ss.Log.Header.Version)
 					}
-					if err := s.v.st.reread(ss); err != nil {
+					if err := s.v.reread(ss); err != nil {
 						return err
 					}
 					continue
@@ -392,17 +392,17 @@ func (s sessionRef) appendBatch(build func(ss *session) (batch []byte, done func
 					done()
 					return err
 				}
-				s.v.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.path, ss.log.Header.Version, sessions.CurrentVersion))
+				s.v.log.Info(fmt.Sprintf("%s: migrated from version %v to %d before a write", ss.Path, ss.Log.Header.Version, sessions.CurrentVersion))
 			}
-			err = sessions.AppendBatch(ss.path, batch)
+			err = sessions.AppendBatch(ss.Path, batch)
 			done()
 			if err != nil {
 				return err
 			}
 			// The writer reads its own write at once: the views are
 			// refreshed here (the watcher tells the kernel later).
-			if err := s.v.st.reread(ss); err != nil {
-				s.v.log.Error(fmt.Sprintf("%s: reading back after a write: %v", ss.path, err))
+			if err := s.v.reread(ss); err != nil {
+				s.v.log.Error(fmt.Sprintf("%s: reading back after a write: %v", ss.Path, err))
 			}
 			return nil
 		}
@@ -451,11 +451,11 @@ func (c sessionControl[P]) run(x *Txn, state any, lines *spill.Lines) ([]byte, e
 	txn, _ := state.(*sessionTxn)
 	return nil, c.s.appendBatch(func(ss *session) ([]byte, func(), error) {
 		out, own := (*spill.Lines)(nil), false
-		if txn != nil && txn.version != nil && txn.version == ss.file && txn.b.Len() > 0 {
+		if txn != nil && txn.version != nil && txn.version == ss.File && txn.b.Len() > 0 {
 			out = txn.out
 		} else {
 			out, own = x.newSpill(), true
-			b := ss.tree.NewBuilder()
+			b := ss.Tree.NewBuilder()
 			b.Out = out
 			err := lines.Each(func(i int, l []byte) error {
 				p, err := c.prepare(l)
@@ -513,14 +513,14 @@ func (c sessionControl[P]) check(x *Txn, state any, first int, lines [][]byte) (
 	if txn == nil {
 		txn = &sessionTxn{out: x.newSpill()}
 	}
-	err = c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+	err = c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		if txn.b == nil {
-			txn.b = ss.tree.NewBuilder()
+			txn.b = ss.Tree.NewBuilder()
 			txn.b.Out = txn.out
-			txn.version = ss.file
+			txn.version = ss.File
 		} else {
-			txn.b.Rebase(ss.tree)
-			if txn.version != ss.file {
+			txn.b.Rebase(ss.Tree)
+			if txn.version != ss.File {
 				txn.version = nil
 			}
 		}
@@ -566,7 +566,7 @@ func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, e
 	if taken == nil {
 		taken = map[string]bool{}
 	}
-	err := c.s.v.st.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+	err := c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		for i, l := range lines {
 			if _, err := c.plan(who, ss, l, taken); err != nil {
 				return lineError("fork", first+i+1, err)

@@ -1,4 +1,4 @@
-package view
+package cache
 
 import (
 	"testing"
@@ -25,14 +25,14 @@ func TestStepsSince(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		old  *sessions.File
-		want growth
+		want Growth
 	}{
-		{"the last step", b, appended},
-		{"two steps", a, appended},
-		{"a look again with the same signature", relook, appended},
-		{"a version the session skipped", between, appended},
-		{"before the first read", other, unknown},
-		{"another file", moved, unknown},
+		{"the last step", b, Appended},
+		{"two steps", a, Appended},
+		{"a look again with the same signature", relook, Appended},
+		{"a version the session skipped", between, Appended},
+		{"before the first read", other, Unknown},
+		{"another file", moved, Unknown},
 	} {
 		if got := s.since(tc.old, c); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
@@ -40,18 +40,18 @@ func TestStepsSince(t *testing.T) {
 	}
 	d := v(300, 4)
 	s.add(c, d, true) // read again from the start: rewritten
-	if got := s.since(c, d); got != rebuilt {
+	if got := s.since(c, d); got != Rebuilt {
 		t.Errorf("after a rewrite: %v, want rebuilt", got)
 	}
 	// A rewrite in the same clock tick: the version before it has the
 	// signature of the one after.
-	if got := s.since(v(300, 4), d); got != rebuilt {
+	if got := s.since(v(300, 4), d); got != Rebuilt {
 		t.Errorf("after a rewrite in the same tick: %v, want rebuilt", got)
 	}
 	for range 10 {
 		s.add(d, d, false)
 	}
-	if got := s.since(a, d); got != unknown {
+	if got := s.since(a, d); got != Unknown {
 		t.Errorf("steps forgotten: %v, want unknown", got)
 	}
 }

@@ -1,4 +1,4 @@
-package view
+package cache
 
 import (
 	"container/list"
@@ -70,11 +70,11 @@ func (c *plans) put(f *sessions.File, p *tree.Plan) {
 	}
 }
 
-// keepPlan keeps the plan of the context at ss's leaf, c, unless the
+// KeepPlan keeps the plan of the context at ss's leaf, c, unless the
 // version has one. ss.mu is held.
-func (st *store) keepPlan(ss *session, c *tree.Context) {
-	size := ss.log.Size()
-	if size != ss.file.Sig.Size || ss.file.Racy() || st.plans.get(ss.file) != nil {
+func (st *Cache) KeepPlan(ss *Session, c *tree.Context) {
+	size := ss.Log.Size()
+	if size != ss.File.Sig.Size || ss.File.Racy() || st.plans.get(ss.File) != nil {
 		// The parse is not of the index's version; or the version is
 		// one fromPlan never serves (a live session makes one per
 		// append); or it is kept.
@@ -82,55 +82,52 @@ func (st *store) keepPlan(ss *session, c *tree.Context) {
 	}
 	// Messages that are not the file's bytes are kept whole, up to a
 	// bound: a migrated session is cheaper to parse again.
-	if p := tree.NewPlan(c, size, ss.log.FileOffset, 64<<10+int(size/16)); p != nil {
-		st.plans.put(ss.file, p)
+	if p := tree.NewPlan(c, size, ss.Log.FileOffset, 64<<10+int(size/16)); p != nil {
+		st.plans.put(ss.File, p)
 	}
 }
 
-// fromPlan returns the session's rendering key (context.json at its leaf)
-// made from its version's plan, and holds it as a parse's rendering is
-// held, without the parse. ok is false when the session is held parsed at
-// this version (the parse serves), when the version has no plan, or when
-// the file is not as the plan found it.
-func (st *store) fromPlan(project, name, key string) (data []byte, f *sessions.File, ok bool) {
-	f, err := st.meta(project, name)
-	if err != nil {
-		return nil, nil, false
-	}
+// FromPlan returns the rendering key (context.json at its leaf) of
+// version f of a session (in project, as name) made from the version's
+// plan, and holds it as a parse's rendering is held, without the parse.
+// ok is false when the session is held parsed at this version (the parse
+// serves), when the version has no plan, or when the file is not as the
+// plan found it.
+func (st *Cache) FromPlan(project, name string, f *sessions.File, key string) (data []byte, ok bool) {
 	// A racy version (changed just before it was taken) could be
 	// rewritten in place with the same signature: the parse checks the
 	// bytes, the plan would not.
-	want, sized := recordedSize(f, key)
+	want, sized := RecordedSize(f, key)
 	if !sized || f.Racy() {
-		return nil, nil, false
+		return nil, false
 	}
 	p := st.plans.get(f)
 	if p == nil || p.Size != f.Sig.Size {
-		return nil, nil, false
+		return nil, false
 	}
 	s := st.slot(project, name, f)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.file == f {
+	if s.File == f {
 		if data, ok := s.renders[key].([]byte); ok {
 			st.read(s, key)
-			return data, f, true
+			return data, true
 		}
 	}
-	if s.log != nil {
-		return nil, nil, false // parsed: the parse, brought up to date, serves
+	if s.Log != nil {
+		return nil, false // parsed: the parse, brought up to date, serves
 	}
 	data, ok = renderPlan(f, p)
 	if !ok || int64(len(data)) != want {
 		if s.renders == nil {
-			st.drop(s)
+			st.Drop(s)
 		}
-		return nil, nil, false
+		return nil, false
 	}
 	st.plans.rendered.Add(1)
-	s.file, s.renders = f, map[string]any{key: data}
+	s.File, s.renders = f, map[string]any{key: data}
 	st.account(s, int64(len(data)+len(key))+64)
-	return data, f, true
+	return data, true
 }
 
 // renderPlan reads the bytes of the file that plan p locates, when the

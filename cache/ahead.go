@@ -1,4 +1,4 @@
-package view
+package cache
 
 import (
 	"runtime"
@@ -29,7 +29,7 @@ import (
 // nothing. Sessions larger than the cache can hold window of are left to
 // the walk.
 type ahead struct {
-	v      *View
+	c      *Cache
 	window int
 	max    int64 // the largest file read ahead, in bytes
 
@@ -37,7 +37,7 @@ type ahead struct {
 	// last is the session each view was asked for last, by project.
 	last map[aheadKey]string
 	// walked are the views asked for in sequence, by project.
-	walked map[string]map[aheadView]aheadWork
+	walked map[string]map[aheadView]Work
 	queue  []aheadJob
 	queued map[aheadJob]bool
 	// running are the goroutines counting, busy those of them that
@@ -58,54 +58,60 @@ type ahead struct {
 	gaveUp atomic.Int64
 }
 
-// aheadWork is a view to make ready in any session of the store: its
-// size, counted by count, as stat asks for it; or, when make is set, its
-// rendering, as a read asks for it.
-type aheadWork struct {
-	key   string
-	count func(*session) int64
-	make  func(*session) []byte
-	// planned tells that the rendering can be made from the version's
-	// plan, without a parse (see plans).
-	planned bool
+// Work is a view to make ready in any session of the store: its size,
+// counted by Count, as stat asks for it; or, when Make is set, its
+// rendering, as a read asks for it. Key names the view (its size is
+// recorded under it, its rendering kept under it).
+type Work struct {
+	Key   string
+	Count func(*Session) int64
+	Make  func(*Session) []byte
+	// Planned tells that the rendering can be made from the version's
+	// plan, without a parse (see FromPlan).
+	Planned bool
 }
 
 // view names the work in a project's walk: a view's size and its
 // rendering are walked apart.
-func (w aheadWork) view() aheadView { return aheadView{w.key, w.make != nil} }
+func (w Work) view() aheadView { return aheadView{w.Key, w.Make != nil} }
 
 // fromPlan makes the rendering from the session's plan, when the work
-// can be made so and the session's version has one.
-func (w aheadWork) fromPlan(st *store, s sessionRef) bool {
-	if !w.planned || w.make == nil {
+// can be made so and the session's version f has one.
+func (w Work) fromPlan(c *Cache, project, name string, f *sessions.File) bool {
+	if !w.Planned || w.Make == nil {
 		return false
 	}
-	_, _, ok := st.fromPlan(s.project, s.name, w.key)
+	_, ok := c.FromPlan(project, name, f, w.Key)
 	return ok
 }
 
 // ready tells that the work needs no session: the size is recorded (a
 // rendering cannot be told without the session's lock).
-func (w aheadWork) ready(f *sessions.File) bool {
-	if w.make != nil {
+func (w Work) ready(f *sessions.File) bool {
+	if w.Make != nil {
 		return false
 	}
-	_, ok := recordedSize(f, w.key)
+	_, ok := RecordedSize(f, w.Key)
 	return ok
 }
 
-// do makes the view ready in ss, as renderSize or render would. ss.mu is
-// held.
-func (w aheadWork) do(st *store, ss *session) {
-	if w.make == nil {
-		sizeOf(ss, w.key, w.count)
+// do makes the view ready in s, as a stat or a read would. s.mu is held.
+func (w Work) do(c *Cache, s *Session) {
+	if w.Make == nil {
+		SizeOf(s, w.Key, w.Count)
 		return
 	}
-	data := rendered(st, ss, w.key, bytesSize, func() []byte { return w.make(ss) })
-	recordSize(ss.file, w.key, int64(len(data)))
+	data := Rendered(c, s, w.Key, BytesSize, func() []byte { return w.Make(s) })
+	RecordSize(s.File, w.Key, int64(len(data)))
 }
 
-// idle tells that no session is being made ready.
+// busyNow is how many goroutines make sessions ready now.
+func (a *ahead) busyNow() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int64(a.running)
+}
+
 func (a *ahead) idle() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -137,33 +143,38 @@ type aheadWalk struct {
 	seen    time.Time
 }
 
-func newAhead(v *View, budget int64) *ahead {
+func newAhead(c *Cache, budget int64) *ahead {
 	window := 4 * runtime.GOMAXPROCS(0)
-	return &ahead{v: v, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
-		last: map[aheadKey]string{}, walked: map[string]map[aheadView]aheadWork{},
+	return &ahead{c: c, window: window, max: budget / 2 / int64(window), far: 4 * window, farBytes: budget / 8,
+		last: map[aheadKey]string{}, walked: map[string]map[aheadView]Work{},
 		queued: map[aheadJob]bool{}, listed: map[string]time.Time{}}
 }
 
-// saw is told that a session was asked for work's view.
-func (a *ahead) saw(s sessionRef, work aheadWork) {
+// Saw is told that a session (of project, named name) was asked for a
+// view: when the one asked for it before was the session next to it in
+// the project's order, a walk is under way, and the view is made ready in
+// the sessions it comes to next.
+func (c *Cache) Saw(project, name string, work Work) { c.ahead.saw(project, name, work) }
+
+func (a *ahead) saw(project, name string, work Work) {
 	view := work.view()
-	k := aheadKey{s.project, view}
+	k := aheadKey{project, view}
 	a.mu.Lock()
 	prev := a.last[k]
-	a.last[k] = s.name
+	a.last[k] = name
 	a.mu.Unlock()
-	if prev == "" || prev == s.name {
+	if prev == "" || prev == name {
 		return
 	}
-	files, ok := a.v.st.x.Listed(s.project)
+	files, ok := a.c.x.Listed(project)
 	if !ok {
 		return // a project not listed yet is not read for this
 	}
 	// A walk goes either way: bash's glob tests the names it matched
 	// last to first.
-	i := sort.Search(len(files), func(i int) bool { return files[i].Name >= s.name })
+	i := sort.Search(len(files), func(i int) bool { return files[i].Name >= name })
 	step := 0
-	if i < len(files) && files[i].Name == s.name {
+	if i < len(files) && files[i].Name == name {
 		if i > 0 && files[i-1].Name == prev {
 			step = 1
 		} else if i+1 < len(files) && files[i+1].Name == prev {
@@ -173,25 +184,25 @@ func (a *ahead) saw(s sessionRef, work aheadWork) {
 	walking := step != 0
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	views := a.walked[s.project]
+	views := a.walked[project]
 	if !walking {
 		delete(views, view)
 		return
 	}
 	if views == nil {
-		views = map[aheadView]aheadWork{}
-		a.walked[s.project] = views
+		views = map[aheadView]Work{}
+		a.walked[project] = views
 	}
 	views[view] = work
-	a.v.st.passed(s.project, s.name, step)
+	a.c.passed(project, name, step)
 	reach := i + a.window*step
-	if c := a.cur; c.project == s.project && c.step == step && (reach-c.reach)*step < 0 {
+	if c := a.cur; c.project == project && c.step == step && (reach-c.reach)*step < 0 {
 		reach = c.reach // read further ahead already
 	}
-	a.cur = aheadWalk{project: s.project, files: files, at: i, step: step, reach: reach, seen: time.Now()}
+	a.cur = aheadWalk{project: project, files: files, at: i, step: step, reach: reach, seen: time.Now()}
 	for n := 1; n <= a.window; n++ {
 		if k := i + n*step; k >= 0 && k < len(files) {
-			a.queueFile(s.project, files[k], func(f *sessions.File) bool { return work.ready(f) })
+			a.queueFile(project, files[k], func(f *sessions.File) bool { return work.ready(f) })
 		}
 	}
 	a.further()
@@ -202,7 +213,7 @@ func (a *ahead) saw(s sessionRef, work aheadWork) {
 // ready, or not to be read ahead. a.mu is held.
 func (a *ahead) queueFile(project string, f *sessions.File, ready func(*sessions.File) bool) {
 	j := aheadJob{project, f.Name}
-	if a.queued[j] || !validSessionName(f.Name) || f.Sig.Size > a.max || ready(f) {
+	if a.queued[j] || !a.c.o.Shown(f.Name) || f.Sig.Size > a.max || ready(f) {
 		return
 	}
 	a.queued[j] = true
@@ -260,7 +271,9 @@ func (a *ahead) further() {
 // walk under way is taken to come to its sessions.
 const listedSpan = 30 * time.Second
 
-// listing is told that the kernel lists a project's folder.
+// Listing is told that the kernel lists a project's folder.
+func (c *Cache) Listing(project string) { c.ahead.listing(project, time.Now()) }
+
 func (a *ahead) listing(project string, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -272,10 +285,8 @@ func (a *ahead) listing(project string, now time.Time) {
 // whose folders the kernel listed within listedSpan, as the shell does to
 // expand MNT/*/*/ before ls -l starts (ls -l asks the same of every
 // project's sessions). It returns nothing for a walk that reads.
-func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]bool) {
-	a.v.walk.mu.Lock()
-	gap, _ := a.v.walk.times()
-	a.v.walk.mu.Unlock()
+func (a *ahead) statWalk(now time.Time) (views []Work, projects map[string]bool) {
+	gap := a.c.o.WalkGap()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w := a.cur
@@ -283,7 +294,7 @@ func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]
 		return nil, nil
 	}
 	for _, v := range a.walked[w.project] {
-		if v.make == nil {
+		if v.Make == nil {
 			views = append(views, v)
 		}
 	}
@@ -296,7 +307,7 @@ func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]
 	return views, projects
 }
 
-// readForWalk reads the files of sessions that a walk statting session
+// ReadForWalk reads the files of sessions that a walk statting session
 // folders will come to as the walk will read them: parsed, their walked
 // views counted, each then given to took (when set); it returns the
 // others. A view that needs a whole session file (the store's usage
@@ -306,10 +317,11 @@ func (a *ahead) statWalk(now time.Time) (views []aheadWork, projects map[string]
 // walk is not taken to come to (see statWalk: ls -l MNT/p/*/ comes to no
 // other), and for sessions whose walked views are counted already or too
 // large to read ahead, the caller reads them as it would.
-func (st *store) readForWalk(files []*sessions.File, a *ahead, took func(*session)) (rest []*sessions.File) {
-	if a == nil || len(files) == 0 {
+func (c *Cache) ReadForWalk(files []*sessions.File, took func(*Session)) (rest []*sessions.File) {
+	if len(files) == 0 {
 		return files
 	}
+	a := c.ahead
 	views, projects := a.statWalk(time.Now())
 	if len(views) == 0 {
 		return files
@@ -329,12 +341,12 @@ func (st *store) readForWalk(files []*sessions.File, a *ahead, took func(*sessio
 	var mu sync.Mutex
 	par.Each(len(parse), func(i int) {
 		f := parse[i]
-		err := st.withSession(f.Project, f.Name, func(ss *session) error {
+		err := c.withCurrent(f.Project, f.Name, func(s *Session) error {
 			for _, v := range views {
-				v.do(st, ss)
+				v.do(c, s)
 			}
 			if took != nil {
-				took(ss)
+				took(s)
 			}
 			return nil
 		})
@@ -371,8 +383,7 @@ func (a *ahead) run() {
 
 // make makes the views walked in a session's project ready in that session.
 func (a *ahead) make(j aheadJob) {
-	s := sessionRef{v: a.v, project: j.project, name: j.name}
-	f, err := s.meta()
+	f, err := a.c.x.Lookup(j.project, j.name)
 	if err != nil {
 		return
 	}
@@ -381,7 +392,7 @@ func (a *ahead) make(j aheadJob) {
 		a.mu.Unlock()
 		return // the walk came to it first
 	}
-	var todo []aheadWork
+	var todo []Work
 	for _, w := range a.walked[j.project] {
 		if !w.ready(f) {
 			todo = append(todo, w)
@@ -393,9 +404,9 @@ func (a *ahead) make(j aheadJob) {
 	}
 	// What it makes holds a share of the budget until the walk reads it
 	// (see room): a session that would take more is left to the walk.
-	st, renders := a.v.st, false
+	st, renders := a.c, false
 	for _, w := range todo {
-		renders = renders || w.make != nil
+		renders = renders || w.Make != nil
 	}
 	taken := aheadCost(f.Sig.Size, renders)
 	if !st.room(taken) {
@@ -406,18 +417,18 @@ func (a *ahead) make(j aheadJob) {
 	// has one: a parse for the others would replace what it made.
 	planned := true
 	for _, w := range todo {
-		planned = planned && w.planned && w.make != nil
+		planned = planned && w.Planned && w.Make != nil
 	}
 	if planned {
 		var made []string
 		for _, w := range todo {
-			had := st.holds(f, w.key)
-			if !w.fromPlan(st, s) {
+			had := st.holds(f, w.Key)
+			if !w.fromPlan(st, j.project, j.name, f) {
 				planned = false
 				break
 			}
 			if !had {
-				made = append(made, w.key)
+				made = append(made, w.Key)
 			}
 		}
 		st.pinPlanned(f, made)
@@ -429,22 +440,31 @@ func (a *ahead) make(j aheadJob) {
 	a.ran.Add(1)
 	// A session that cannot be read now is left to the walk, which says
 	// why when it gets there.
-	_ = s.with(func(ss *session) error {
+	_ = st.With(j.project, j.name, f, func(ss *Session) error {
 		// The session is pinned while it is made, and each rendering as
 		// it is made: neither the walk's nor the session's own bound on
-		// its renderings drops them (see rendered).
+		// its renderings drops them (see Rendered).
 		if !st.pinning(ss) {
 			return nil // dropped meanwhile
 		}
 		defer st.pinned(ss, nil)
 		for _, w := range todo {
-			_, had := ss.renders[w.key]
+			_, had := ss.renders[w.Key]
 			w.do(st, ss)
-			if w.make != nil && !had {
-				st.pinned(ss, []string{w.key})
+			if w.Make != nil && !had {
+				st.pinned(ss, []string{w.Key})
 			}
 		}
 		return nil
 	})
 	st.giveBack(taken)
+}
+
+// withCurrent is With for the index's current version of a session file.
+func (c *Cache) withCurrent(project, name string, fn func(s *Session) error) error {
+	f, err := c.x.Lookup(project, name)
+	if err != nil {
+		return err
+	}
+	return c.With(project, name, f, fn)
 }

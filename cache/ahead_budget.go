@@ -1,4 +1,4 @@
-package view
+package cache
 
 import (
 	"strings"
@@ -52,7 +52,7 @@ type pin struct {
 // room tells whether a session of this cost may be made ahead now, and
 // takes the cost from the share if so, while it is made; the caller gives
 // it back (giveBack) once what it made is pinned.
-func (st *store) room(cost int64) bool {
+func (st *Cache) room(cost int64) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.aheadHeld+cost > aheadShare(st.budget) {
@@ -65,7 +65,7 @@ func (st *store) room(cost int64) bool {
 // pinned records renderings of a session made ahead of a walk: until the
 // walk reads them, the session is pinned and what it holds counts in the
 // share. s.mu is held.
-func (st *store) pinned(s *session, keys []string) {
+func (st *Cache) pinned(s *Session, keys []string) {
 	st.counts.made.Add(int64(len(keys)))
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -93,7 +93,7 @@ func (st *store) pinned(s *session, keys []string) {
 
 // pinning pins a session about to be made ahead, unless it was dropped
 // (false). s.mu is held.
-func (st *store) pinning(s *session) bool {
+func (st *Cache) pinning(s *Session) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if s.evicted {
@@ -104,13 +104,13 @@ func (st *store) pinning(s *session) bool {
 }
 
 // pin pins s, unless it is. st.mu is held.
-func (st *store) pin(s *session) {
+func (st *Cache) pin(s *Session) {
 	if s.pin != nil {
 		return
 	}
 	s.pin = &pin{since: time.Now()}
 	if st.pins == nil {
-		st.pins = map[*session]bool{}
+		st.pins = map[*Session]bool{}
 	}
 	st.pins[s] = true
 }
@@ -118,7 +118,7 @@ func (st *store) pin(s *session) {
 // aheadRenders are the renderings of s made ahead and not read yet, and
 // what they hold: they stay when the session's other renderings are
 // dropped to make room (see rendered). s.mu is held.
-func (st *store) aheadRenders(s *session) (map[string]any, int64) {
+func (st *Cache) aheadRenders(s *Session) (map[string]any, int64) {
 	out := map[string]any{}
 	if s.aheadN.Load() == 0 {
 		return out, 0
@@ -136,14 +136,14 @@ func (st *store) aheadRenders(s *session) (map[string]any, int64) {
 }
 
 // giveBack returns to the share what room took for a session not made.
-func (st *store) giveBack(taken int64) {
+func (st *Cache) giveBack(taken int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.aheadHeld -= taken
 }
 
 // unpin lets the cache drop s as any other. st.mu is held.
-func (st *store) unpin(s *session) {
+func (st *Cache) unpin(s *Session) {
 	if s.pin == nil {
 		return
 	}
@@ -155,7 +155,7 @@ func (st *store) unpin(s *session) {
 // read is told that a rendering of s was served: made ahead, it was not
 // made for nothing; once every rendering made ahead was read, s is no
 // longer pinned. s.mu is held.
-func (st *store) read(s *session, key string) {
+func (st *Cache) read(s *Session, key string) {
 	if s.aheadN.Load() == 0 {
 		return
 	}
@@ -173,7 +173,7 @@ func (st *store) read(s *session, key string) {
 
 // lost is told that s's renderings are dropped: those made ahead and not
 // read were made for nothing. st.mu is held.
-func (st *store) lost(s *session) {
+func (st *Cache) lost(s *Session) {
 	st.counts.unread.Add(int64(len(s.ahead)))
 	s.ahead = nil
 	s.aheadN.Store(0)
@@ -183,11 +183,11 @@ func (st *store) lost(s *session) {
 // passed unpins the sessions made ahead that a walk at session name of
 // project, going step (1: in the order of names, -1: the reverse), has
 // passed or will not come to.
-func (st *store) passed(project, name string, step int) {
+func (st *Cache) passed(project, name string, step int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for s := range st.pins {
-		if s.project != project || strings.Compare(s.name, name)*step < 0 {
+		if s.Project != project || strings.Compare(s.Name, name)*step < 0 {
 			st.unpin(s)
 		}
 	}
@@ -195,20 +195,20 @@ func (st *store) passed(project, name string, step int) {
 
 // holds tells whether the cache holds rendering key of version f of a
 // session.
-func (st *store) holds(f *sessions.File, key string) bool {
-	s := st.cached(f.Path)
+func (st *Cache) holds(f *sessions.File, key string) bool {
+	s := st.Cached(f.Path)
 	if s == nil {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.renders[key]
-	return ok && s.file == f
+	return ok && s.File == f
 }
 
 // pinPlanned is pinned for renderings made from a plan, without a parse.
-func (st *store) pinPlanned(f *sessions.File, keys []string) {
-	s := st.cached(f.Path)
+func (st *Cache) pinPlanned(f *sessions.File, keys []string) {
+	s := st.Cached(f.Path)
 	if s == nil {
 		// Dropped already: made for nothing.
 		st.counts.made.Add(int64(len(keys)))
@@ -222,6 +222,6 @@ func (st *store) pinPlanned(f *sessions.File, keys []string) {
 
 // evictable tells whether trim may drop s: not pinned, or pinned for
 // longer than pinSpan. st.mu is held.
-func (st *store) evictable(s *session, now time.Time) bool {
+func (st *Cache) evictable(s *Session, now time.Time) bool {
 	return s.pin == nil || now.Sub(s.pin.since) > pinSpan
 }

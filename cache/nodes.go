@@ -1,4 +1,4 @@
-package view
+package cache
 
 // The nodes the kernel holds count against the cache's budget. A walk
 // (find, grep -r, tar) makes the kernel look up every name it passes,
@@ -22,23 +22,23 @@ const nodeBytes = 512
 // names, not two million nodes, and `find` over 100,000 sessions stops
 // adding nodes once they fill their share. A name is looked up, and its
 // node made, when something asks for it.
-func (v *View) ManyNames(n int) bool {
-	return (v.st.nodes.Load()+int64(n))*nodeBytes > v.st.nodeShare()
+func (c *Cache) ManyNames(n int) bool {
+	return (c.nodes.Load()+int64(n))*nodeBytes > c.nodeShare()
 }
 
-// indexFileBytes is about what the index holds for a session file (its
+// IndexFileBytes is about what the index holds for a session file (its
 // header, names and facts): measured, 1.2 KB for each of 100,000 small
 // sessions.
-const indexFileBytes = 1280
+const IndexFileBytes = 1280
 
 // nodeShare is the part of the budget the nodes the kernel holds may
 // take: half of it, less what the index holds, which the budget does not
 // let go of (it may be nothing: then every listing gives names alone).
-func (st *store) nodeShare() int64 { return st.budget/2 - st.x.Len()*indexFileBytes }
+func (c *Cache) nodeShare() int64 { return c.budget/2 - c.x.Len()*IndexFileBytes }
 
 // The session folders listed, oldest first, are where a walk left the
 // nodes it made: when the nodes pass their share of the budget, the kernel
-// is told to forget the names held in the oldest of them (ShedNames), a
+// is told to forget the names held in the oldest of them (Options.Shed), a
 // few folders for every trimEvery nodes added, so that the nodes follow
 // the budget whatever was walked (find over 100,000 sessions stats some
 // 800,000 folders in them). A folder stays valid; a path into it is looked
@@ -47,37 +47,32 @@ func (st *store) nodeShare() int64 { return st.budget/2 - st.x.Len()*indexFileBy
 // folderNodes is about how many nodes a walk leaves in a session folder.
 const folderNodes = 8
 
-// folderListed records that a session folder was listed.
-func (st *store) folderListed(project, name string) {
-	st.listedMu.Lock()
-	defer st.listedMu.Unlock()
+// FolderListed records that a session folder was listed.
+func (c *Cache) FolderListed(project, name string) {
+	c.listedMu.Lock()
+	defer c.listedMu.Unlock()
 	// At most one entry a node of the share: a folder listed again and
 	// again takes several, and the oldest go first.
-	if limit := int(st.budget / 2 / nodeBytes); len(st.listed) >= limit {
-		st.listed = append(st.listed[:0], st.listed[len(st.listed)/2:]...)
+	if limit := int(c.budget / 2 / nodeBytes); len(c.listed) >= limit {
+		c.listed = append(c.listed[:0], c.listed[len(c.listed)/2:]...)
 	}
-	st.listed = append(st.listed, Scope{project, name})
+	c.listed = append(c.listed, Folder{project, name})
 }
 
 // shed tells the kernel to forget the names held in the session folders
 // listed longest ago, while the nodes are past their share.
-func (st *store) shed() {
-	if st.nodes.Load()*nodeBytes <= st.nodeShare() {
+func (c *Cache) shed() {
+	if c.nodes.Load()*nodeBytes <= c.nodeShare() {
 		return
 	}
-	st.listedMu.Lock()
-	n := min(len(st.listed), trimEvery/folderNodes)
-	old := st.listed[:n]
-	st.listed = st.listed[n:]
-	st.listedMu.Unlock()
-	if n == 0 {
-		return
+	c.listedMu.Lock()
+	n := min(len(c.listed), trimEvery/folderNodes)
+	old := append([]Folder(nil), c.listed[:n]...)
+	c.listed = c.listed[n:]
+	c.listedMu.Unlock()
+	if n > 0 && c.o.Shed != nil {
+		c.o.Shed(old)
 	}
-	notices := make([]Notice, 0, n)
-	for _, s := range old {
-		notices = append(notices, Notice{[]string{s.project, s.session}, ShedNames})
-	}
-	st.out.putNotices(notices...)
 }
 
 // trimEvery is how many new nodes go by between checks of the budget.
@@ -85,27 +80,22 @@ const trimEvery = 1024
 
 // NodeAdded counts a node the kernel holds, and every trimEvery nodes
 // drops sessions from the cache while it holds more than its budget.
-func (v *View) NodeAdded() { v.st.nodeAdded() }
-
-// NodeForgotten counts a node the kernel let go.
-func (v *View) NodeForgotten() { v.st.nodeForgotten() }
-
-func (st *store) nodeAdded() {
-	if st.nodes.Add(1)%trimEvery == 0 {
-		st.mu.Lock()
-		st.trim(nil)
-		st.mu.Unlock()
-		st.shed()
+func (c *Cache) NodeAdded() {
+	if c.nodes.Add(1)%trimEvery == 0 {
+		c.mu.Lock()
+		c.trim(nil)
+		c.mu.Unlock()
+		c.shed()
 	}
 }
 
-// nodeForgotten counts a node let go. It may be reported twice (a node
-// dropped while the kernel still holds it): the count stays at zero or
-// more.
-func (st *store) nodeForgotten() {
+// NodeForgotten counts a node the kernel let go. It may be reported twice
+// (a node dropped while the kernel still holds it): the count stays at
+// zero or more.
+func (c *Cache) NodeForgotten() {
 	for {
-		n := st.nodes.Load()
-		if n <= 0 || st.nodes.CompareAndSwap(n, n-1) {
+		n := c.nodes.Load()
+		if n <= 0 || c.nodes.CompareAndSwap(n, n-1) {
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package view
+package cache
 
 import (
 	"maps"
@@ -41,8 +41,8 @@ func sizesOf(f *sessions.File, make bool) *viewSizes {
 	return s
 }
 
-// recordedSize is the size recorded for view of version f.
-func recordedSize(f *sessions.File, view string) (int64, bool) {
+// RecordedSize is the size recorded for view of version f.
+func RecordedSize(f *sessions.File, view string) (int64, bool) {
 	s := sizesOf(f, false)
 	if s == nil {
 		return 0, false
@@ -53,13 +53,13 @@ func recordedSize(f *sessions.File, view string) (int64, bool) {
 	return n, ok
 }
 
-// recordSize records the size of view of version f.
-func recordSize(f *sessions.File, view string, n int64) {
-	recordSizes(f, map[string]int64{view: n})
+// RecordSize records the size of view of version f.
+func RecordSize(f *sessions.File, view string, n int64) {
+	RecordSizes(f, map[string]int64{view: n})
 }
 
-// recordSizes records the sizes of views of version f, by view.
-func recordSizes(f *sessions.File, sizes map[string]int64) {
+// RecordSizes records the sizes of views of version f, by view.
+func RecordSizes(f *sessions.File, sizes map[string]int64) {
 	s := sizesOf(f, true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,4 +127,21 @@ func decodeSizes(b []byte) (map[string]int64, bool) {
 		m[k] = d.Varint()
 	}
 	return m, d.Err() == nil && d.Len() == 0
+}
+
+// SizeOf is the size of the rendering key of the session's version: the
+// one recorded with its file, the held rendering's, or counted by count;
+// it is recorded with the file. s.mu is held.
+func SizeOf(s *Session, key string, count func(*Session) int64) int64 {
+	if n, ok := RecordedSize(s.File, key); ok {
+		return n
+	}
+	var n int64
+	if data, ok := s.renders[key].([]byte); ok {
+		n = int64(len(data))
+	} else {
+		n = count(s)
+	}
+	RecordSize(s.File, key, n)
+	return n
 }
