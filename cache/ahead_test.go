@@ -28,7 +28,9 @@ type fixture struct {
 }
 
 // meta is the index's version of a session file.
-func (v *fixture) meta(project, name string) (*sessions.File, error) { return v.x.Lookup(project, name) }
+func (v *fixture) meta(project, name string) (*sessions.File, error) {
+	return v.x.Lookup(project, name)
+}
 
 // aheadRoot makes a project of n sessions of a few dozen entries, lists
 // it, and reads ahead window sessions (and no further: see TestAheadFurther).
@@ -257,4 +259,3 @@ func TestAheadRead(t *testing.T) {
 		t.Errorf("reading 6 sessions parsed %d times, want 6", n)
 	}
 }
-

@@ -107,4 +107,3 @@ func (s *steps) to(f *sessions.File) (step, bool) {
 	}
 	return step{}, false
 }
-
