@@ -6,9 +6,9 @@ package cache
 // find over 10,000 sessions that is 1.5 million nodes, more than the
 // parsed sessions themselves, and the collector would run without pause,
 // a core's worth, at every allocation. Counting them lets the cache drop
-// the least recently used sessions as nodes grow; dropping a session has
-// the kernel forget the names below its entries/, branches/ and tree/ (see
-// Take), and so their nodes.
+// the least recently used sessions as nodes grow; a session dropped is
+// told to the views (Options.Evicted), which have the kernel forget the
+// names below its folders, and so their nodes.
 
 // nodeBytes is about what one node costs: the FUSE server's inode with
 // its maps of children and parents, pifs's node, and the kernel's id for

@@ -230,7 +230,7 @@ func TestWalkListsNamesAlone(t *testing.T) {
 		t.Fatalf("find listed %d entry files, want %d", got, n*entries)
 	}
 	// The first 3 sessions (walkRun) with attributes, then alone.
-	if alone := m.Stats().ListedAlone; alone < (n-3)*entries {
+	if alone := m.Stats().ListedNamesOnly; alone < (n-3)*entries {
 		t.Errorf("find over %d sessions listed %d names alone, want at least %d", n, alone, (n-3)*entries)
 	}
 	names, err := filepath.Glob(filepath.Join(proj, "2025-*"))
@@ -261,9 +261,9 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	// Those stats were lookups of names listed alone: the next listing
 	// gives attributes.
-	alone := m.Stats().ListedAlone
+	alone := m.Stats().ListedNamesOnly
 	relisted(filepath.Join(names[n-2], "entries"))
-	if got := m.Stats().ListedAlone - alone; got != 0 {
+	if got := m.Stats().ListedNamesOnly - alone; got != 0 {
 		t.Errorf("after ls -l, the next listing gave %d names alone, want none", got)
 	}
 }

@@ -417,7 +417,7 @@ func (f *FS) deliver() {
 		select {
 		case <-f.stop:
 			return
-		case <-f.view.Work():
+		case <-f.view.NoticesReady():
 			f.deliverOnce()
 		}
 	}

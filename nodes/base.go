@@ -75,7 +75,7 @@ type dir struct {
 	r *Root
 	f view.Folder
 	// alone: its last listing gave its files by name alone (see
-	// view.ListsAlone), so a lookup of one of them says the walk stats
+	// view.ListsNamesOnly), so a lookup of one of them says the walk stats
 	// them.
 	alone atomic.Bool
 }
@@ -120,7 +120,7 @@ func (d *dir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 	}
 	n := c.Node()
 	if d.alone.Load() && c.Mode&syscall.S_IFMT == syscall.S_IFREG && !view.Costly(n) {
-		d.r.v.LookedUpAlone()
+		d.r.v.LookedUpNameOnly()
 	}
 	in, errno := d.newInode(ctx, c, n, nil, out)
 	d.r.forCaller(n, out)
@@ -166,7 +166,7 @@ type dirHandle struct {
 	kids   []view.Child
 	listed bool
 	// alone: the listing gives files by name alone (see
-	// view.ListsAlone); many: it gives every name alone (see
+	// view.ListsNamesOnly); many: it gives every name alone (see
 	// view.ManyNames); withheld: it did give one so.
 	alone, many, withheld bool
 	pos                   int
@@ -198,7 +198,7 @@ func (h *dirHandle) list() syscall.Errno {
 		return h.d.r.errno(err)
 	}
 	h.dots, h.kids, h.listed = h.d.dots(), kids, true
-	h.alone = h.d.r.v.ListsAlone(h.d.f)
+	h.alone = h.d.r.v.ListsNamesOnly(h.d.f)
 	h.many = h.d.r.v.ManyNames(len(kids))
 	h.d.alone.Store(h.alone)
 	return 0
@@ -328,7 +328,7 @@ func (h *dirHandle) lookup(name string, out *fuse.EntryOut) (view.Child, view.No
 // withhold tells whether c, a name of the listing, goes to the kernel
 // without attributes: because the folder has more names than the budget
 // holds nodes for (see view.ManyNames), or because a walk is listing (see
-// view.ListsAlone).
+// view.ListsNamesOnly).
 func (h *dirHandle) withhold(c view.Child) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -340,7 +340,7 @@ func (h *dirHandle) withhold(c view.Child) bool {
 		return false
 	}
 	h.withheld = true
-	h.d.r.v.ListedAlone()
+	h.d.r.v.ListedNamesOnly()
 	return true
 }
 

@@ -18,12 +18,12 @@ func (r *Root) Apply(changes []sessions.Change) {
 }
 
 // Deliver tells the kernel what pifs changed itself and what it let go of
-// (see view.View.Take), and of the pages and listings read while the store
+// (see view.View.PendingNotices), and of the pages and listings read while the store
 // changed (see keptSnapshot, dirHandle.Releasedir).
 //
 // Like Apply, it must not run in a FUSE handler.
 func (r *Root) Deliver() {
-	notices, done := r.v.Take()
+	notices, done := r.v.PendingNotices()
 	defer done()
 	r.tell(notices)
 	r.staleMu.Lock()
@@ -41,7 +41,7 @@ func (r *Root) putStale(n *fs.Inode) {
 	r.staleMu.Lock()
 	r.stale = append(r.stale, n)
 	r.staleMu.Unlock()
-	r.v.Wake()
+	r.v.SignalNotices()
 }
 
 // tell carries out notices on the nodes the kernel holds.

@@ -1,145 +1,16 @@
 package view
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"fmt"
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
-
-	"github.com/pifs/pifs/sessions"
 )
 
-// Who may do what through the mount (docs/guarantees.md, "Who may do
-// what"): pifs runs with its own rights (often root, to serve a shared
-// store with --allow-other), so every change it makes for a caller is
-// first checked against the caller's rights, as the kernel would check
-// them were the caller doing it in the store itself:
-//
-//   - a write to a session control appends to the session file: the caller
-//     must be allowed to write that file (checked when the control is
-//     opened for writing, as open(2) checks);
-//   - fork reads the session: the caller must be allowed to read it;
-//   - a new session file (fork, new) goes into a folder: the caller must be
-//     allowed to search every folder from the store down to it and to
-//     write and search it; a folder that does not exist yet is made in the
-//     nearest one that does, which is checked so instead.
-//
-// A refused change is EACCES, with the reason in the session's errors
-// file and the log. What pifs creates for a caller is then given to the
-// caller (chown to their uid and gid), so that it is theirs as if they had
-// made it; a pifs that does not run as root cannot give a file away, and
-// creates only for its own user.
-//
-// The kernel checks the rest: with default_permissions (which
-// --allow-other implies) it checks every access against the modes the
-// mount shows, which are those of the store's files (see Owner).
-
-// Access bits, as in access(2).
-const (
-	mayRead   = 4
-	mayWrite  = 2
-	maySearch = 1
-)
-
-// errAccess is an access refused for a caller, with what to do.
-func errAccess(format string, args ...any) error {
-	return &refusal{syscall.EACCES, fmt.Sprintf(format, args...)}
-}
-
-// groups are the caller's supplementary groups, from /proc (FUSE tells
-// only the uid and gid of a request). A caller whose process is gone has
-// none.
-func (c Caller) groups() []uint32 {
-	if c.Pid == 0 {
-		return nil
-	}
-	data, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(c.Pid), 10) + "/status")
-	if err != nil {
-		return nil
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "Groups:"); ok {
-			var out []uint32
-			for _, f := range strings.Fields(rest) {
-				if g, err := strconv.ParseUint(f, 10, 32); err == nil {
-					out = append(out, uint32(g))
-				}
-			}
-			return out
-		}
-	}
-	return nil
-}
-
-// who is a caller's identity as access checks use it: uid, gid and
-// supplementary groups.
-type who struct {
-	uid, gid uint32
-	groups   []uint32
-}
-
-func (c Caller) who() who { return who{c.Uid, c.Gid, c.groups()} }
-
-// root tells that the caller bypasses permission checks, as root does.
-func (w who) root() bool { return w.uid == 0 }
-
-func (w who) inGroup(gid uint32) bool {
-	if w.gid == gid {
-		return true
-	}
-	for _, g := range w.groups {
-		if g == gid {
-			return true
-		}
-	}
-	return false
-}
-
-// allows tells whether w may access what o owns for want (mayRead,
-// mayWrite, maySearch bits), as the kernel's permission check decides:
-// the owner's bits for the owner, else the group's for a member, else the
-// others'.
-func (w who) allows(o Owner, want uint32) bool {
-	if w.root() {
-		return true
-	}
-	var bits uint32
-	switch {
-	case w.uid == o.Uid:
-		bits = o.Perm >> 6 & 7
-	case w.inGroup(o.Gid):
-		bits = o.Perm >> 3 & 7
-	default:
-		bits = o.Perm & 7
-	}
-	return bits&want == want
-}
-
-// key spells the identity for a map.
-func (w who) key() string {
-	return fmt.Sprint(w.uid, w.gid, w.groups)
-}
-
-// lstatOwner is the owner and permissions of a path, not following a
-// symlink.
-func lstatOwner(path string) (Owner, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return Owner{}, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return Owner{}, fmt.Errorf("%s: no owner", path)
-	}
-	return Owner{st.Uid, st.Gid, uint32(fi.Mode().Perm())}, nil
-}
+// What a caller may do to the store through the mount, checked against
+// the store's files and folders as the kernel would check the caller's own
+// access (see caller.go for who asks and the rules).
 
 // searchDown checks that w may search every folder from the store down
 // to dir, both included; dir must be the store or inside it.
@@ -166,24 +37,6 @@ func (v *View) searchDown(w who, dir string) error {
 			return nil
 		}
 		p = filepath.Join(p, parts[i])
-	}
-}
-
-// searchFromTop checks that w may search every folder from / down to
-// dir, both included.
-func searchFromTop(w who, dir string) error {
-	dir = filepath.Clean(dir)
-	for p := dir; ; p = filepath.Dir(p) {
-		o, err := lstatOwner(p)
-		if err != nil {
-			return err
-		}
-		if !w.allows(o, maySearch) {
-			return errAccess("user %d may not search %s (mode %04o, owner %d:%d)", w.uid, p, o.Perm, o.Uid, o.Gid)
-		}
-		if p == "/" || p == "." {
-			return nil
-		}
 	}
 }
 
@@ -236,6 +89,12 @@ func (v *View) mayReadFile(c Caller, path string) error {
 	return v.mayOpen(c, path, mayRead, "read")
 }
 
+// opener is a control that checks its caller's rights when it is opened
+// for writing.
+type opener interface {
+	mayOpen(c Caller) error
+}
+
 func (v *View) mayOpen(c Caller, path string, want uint32, what string) error {
 	w := c.who()
 	if w.root() {
@@ -254,49 +113,6 @@ func (v *View) mayOpen(c Caller, path string, want uint32, what string) error {
 	return nil
 }
 
-// createFor creates a planned session file for caller c, with the
-// folders it needs, and gives them to the caller.
-func (v *View) createFor(c Caller, p newSession) (string, error) {
-	missing, err := v.mayCreateIn(c, p.dir)
-	if err != nil {
-		return "", err
-	}
-	path, err := sessions.Create(p.dir, p.file, p.lines...)
-	if err != nil {
-		return "", err
-	}
-	if v.uid == 0 && (c.Uid != 0 || c.Gid != 0) {
-		for _, d := range missing {
-			if err := os.Lchown(d, int(c.Uid), int(c.Gid)); err != nil {
-				return "", err
-			}
-		}
-		if err := os.Lchown(path, int(c.Uid), int(c.Gid)); err != nil {
-			return "", err
-		}
-	}
-	return path, nil
-}
-
-// opener is a control that checks its caller's rights when it is opened
-// for writing.
-type opener interface {
-	mayOpen(c Caller) error
-}
-
-// mayOpen: a write to name, leaf or append appends to the session file.
-func (c sessionControl[P]) mayOpen(who Caller) error { return c.s.mayChange(who) }
-
-// mayOpen: a fork reads the session (where the copy goes is checked per
-// line).
-func (c forkControl) mayOpen(who Caller) error {
-	f, err := c.s.meta()
-	if err != nil {
-		return err
-	}
-	return c.s.v.mayReadFile(who, f.Path)
-}
-
 // mayChange checks that caller c may append to the session's file.
 func (s sessionRef) mayChange(c Caller) error {
 	f, err := s.meta()
@@ -304,4 +120,36 @@ func (s sessionRef) mayChange(c Caller) error {
 		return err
 	}
 	return s.v.mayAppend(c, f.Path)
+}
+
+// refuseTrashed refuses a change to a trashed session, with the reason in
+// its errors file and the log.
+func (v *View) refuseTrashed(n Node, what string) error {
+	sc := n.scope()
+	err := refuse(ErrReadOnly, "%s: this session is in the trash, where nothing changes it; restore it first (mv MOUNT/trash/%s MOUNT/<project>/)", what, sc.session)
+	sessionRef{v, sc.project, sc.session}.refused(err)
+	return err
+}
+
+// Owner is the owner of what a scope shows: a session's file, a
+// project's folder, the store's folder; where that cannot be read, the
+// scope above's, and at the top, the mount's own user with 0755.
+func (v *View) Owner(s Scope) Owner {
+	if s.session != "" {
+		if f, err := v.meta(s.project, s.session); err == nil {
+			return Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}
+		}
+	}
+	if s.project != "" {
+		// A project that only flat files name shows the store's.
+		if path, ok := v.x.ProjectFolder(s.project); ok {
+			if o, ok := ownerOfPath(path); ok {
+				return o
+			}
+		}
+	}
+	if o, ok := ownerOfPath(v.opts.SessionsDir); ok {
+		return o
+	}
+	return Owner{v.uid, v.gid, 0o755}
 }

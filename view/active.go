@@ -13,12 +13,6 @@ import (
 // `ls -lt active/` lists the agents at work newest first, and each
 // session's info.json says what its agent is doing (its status).
 
-const activeName = "active"
-
-// ActiveWindow is how recently a session's file must have been written for
-// the session to be in active/.
-const ActiveWindow = 10 * time.Minute
-
 // activeDir is active/, at the root (project "") or in a project.
 type activeDir struct{ inProject }
 
@@ -112,4 +106,11 @@ func (l *activeLink) target() (string, time.Time, error) {
 		return "../" + l.name, mt, nil
 	}
 	return "../" + l.sproject + "/" + l.name, mt, nil
+}
+func (*activeDir) gathers() bool { return true }
+
+// seenBy: a session in active/ is shown to whoever sees it.
+func (l *activeLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.v.meta(l.sproject, l.name)
+	return c, err == nil && s.sees(f)
 }

@@ -3,7 +3,6 @@ package view
 import (
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -11,24 +10,15 @@ import (
 	"github.com/pifs/pifs/sessions"
 )
 
-// cwdTree is the store's sessions by working directory: a folder per path
-// that is a session's cwd or above one.
-type cwdTree struct {
-	gen   uint64
-	nodes map[string]*cwdNode // by absolute path
+// byCwdDir is by-cwd/<path…>/: the working directory path's sessions as
+// links to their folders, and a folder per path component below it that
+// leads to more. `cd MOUNT/by-cwd$PWD` lists the sessions of where you are.
+type byCwdDir struct {
+	inRoot
+	path string // the working directory it stands for ("/" for by-cwd/)
 }
 
-// cwdTrees keeps the tree of the index's current version.
-type cwdTrees struct {
-	mu sync.Mutex
-	t  *cwdTree
-}
-
-type cwdNode struct {
-	subs     map[string]bool
-	sessions map[string]*sessions.File // by name; the first in project order
-	mtime    time.Time
-}
+func newByCwdDir(v *View, path string) *byCwdDir { return &byCwdDir{inRoot{v}, path} }
 
 // cwds returns the tree of working directories, built again only after the
 // index changed.
@@ -70,25 +60,6 @@ func (v *View) cwds() *cwdTree {
 	v.cwdTree.mu.Unlock()
 	return t
 }
-
-func (t *cwdTree) node(path string) *cwdNode {
-	n := t.nodes[path]
-	if n == nil {
-		n = &cwdNode{subs: map[string]bool{}, sessions: map[string]*sessions.File{}}
-		t.nodes[path] = n
-	}
-	return n
-}
-
-// byCwdDir is by-cwd/<path…>/: the working directory path's sessions as
-// links to their folders, and a folder per path component below it that
-// leads to more. `cd MOUNT/by-cwd$PWD` lists the sessions of where you are.
-type byCwdDir struct {
-	inRoot
-	path string // the working directory it stands for ("/" for by-cwd/)
-}
-
-func newByCwdDir(v *View, path string) *byCwdDir { return &byCwdDir{inRoot{v}, path} }
 
 func (d *byCwdDir) node() (*cwdNode, error) {
 	n := d.v.cwds().nodes[d.path]
@@ -153,27 +124,8 @@ func (d *byCwdDir) link(f *sessions.File) Child {
 		return newSessionLink(inProject{d.v, ""}, target, mt, f)
 	}}
 }
+func (*byCwdDir) gathers() bool { return true }
 
-// fixedLink is a symlink whose target is known when it is made, in a
-// project's folder or ("") at the top of the mount.
-type fixedLink struct {
-	inProject
-	to string
-	mt time.Time
-	// of is the session it leads to, when it does: it is shown only to
-	// whoever sees that session (see sight).
-	of *sessions.File
+func (d *byCwdDir) seenBy(s *sight, c Child) (Child, bool) {
+	return c, s.seesCwd(d.v.x, d.path)
 }
-
-func newFixedLink(in inProject, to string, mt time.Time) *fixedLink {
-	return &fixedLink{inProject: in, to: to, mt: mt}
-}
-
-// newSessionLink is a fixed link to the folder of the session of f.
-func newSessionLink(in inProject, to string, mt time.Time, f *sessions.File) *fixedLink {
-	l := newFixedLink(in, to, mt)
-	l.of = f
-	return l
-}
-
-func (l *fixedLink) target() (string, time.Time, error) { return l.to, l.mt, nil }

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"sync"
 	"syscall"
 	"time"
 
@@ -18,20 +17,6 @@ import (
 type byNameDir struct{ inProject }
 
 func newByNameDir(v *View, project string) *byNameDir { return &byNameDir{inProject{v, project}} }
-
-// byName is a project's sessions by the file name of their name, made
-// again only after the index changed. Finding a name reads the session's
-// session_info lines once per version of its file.
-type byName struct {
-	gen   uint64
-	names map[string]*sessions.File
-}
-
-// byNames are the projects' byName, by project.
-type byNames struct {
-	mu sync.Mutex
-	by map[string]*byName
-}
 
 func (v *View) byName(project string) (map[string]*sessions.File, error) {
 	gen := v.x.Gen()
@@ -105,3 +90,4 @@ func (d *byNameDir) link(name string, f *sessions.File) Child {
 		return newSessionLink(d.inProject, target, mt, f)
 	}}
 }
+func (*byNameDir) gathers() bool { return true }

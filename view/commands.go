@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -52,42 +53,6 @@ func appendPrepared(ss *session, b *tree.Builder, p *tree.PreparedLine) error {
 	return b.AppendPrepared(p)
 }
 
-// resolveRef finds the entry a user names: an id (also one built earlier in
-// the batch), a label, or a name the mount shows for an entry, alone or at
-// the end of a path (entries/<id>.json, branches/<id>, labels/<label>).
-// Surrounding blanks are forgiven.
-func resolveRef(t *tree.Tree, b *tree.Builder, ref string) (string, bool) {
-	trimmed := strings.TrimSpace(ref)
-	for _, r := range []string{ref, trimmed} {
-		if r == "" {
-			continue
-		}
-		if b != nil && b.Has(r) {
-			return r, true
-		}
-		if id, ok := t.Resolve(r); ok {
-			return id, true
-		}
-	}
-	base := strings.TrimRight(trimmed, "/")
-	base = base[strings.LastIndexByte(base, '/')+1:]
-	if base == "" {
-		return "", false
-	}
-	if name, ok := strings.CutSuffix(base, jsonExt); ok {
-		if id, ok := findID(t, name, len(jsonExt)); ok {
-			return id, true
-		}
-	}
-	if id, ok := findID(t, base, 0); ok {
-		return id, true
-	}
-	if _, texts := labels(t); texts[base] != "" {
-		return t.Resolve(texts[base])
-	}
-	return "", false
-}
-
 // newSession is a session file about to be created by fork or new: in
 // folder dir of the store, shown in project.
 type newSession struct {
@@ -109,6 +74,30 @@ func (v *View) create(c Caller, plans []newSession) ([]byte, error) {
 		reply = append(reply, p.project+"/"+strings.TrimSuffix(p.file, ".jsonl")+"\n"...)
 	}
 	return reply, nil
+}
+
+// createFor creates a planned session file for caller c, with the
+// folders it needs, and gives them to the caller.
+func (v *View) createFor(c Caller, p newSession) (string, error) {
+	missing, err := v.mayCreateIn(c, p.dir)
+	if err != nil {
+		return "", err
+	}
+	path, err := sessions.Create(p.dir, p.file, p.lines...)
+	if err != nil {
+		return "", err
+	}
+	if v.uid == 0 && (c.Uid != 0 || c.Gid != 0) {
+		for _, d := range missing {
+			if err := os.Lchown(d, int(c.Uid), int(c.Gid)); err != nil {
+				return "", err
+			}
+		}
+		if err := os.Lchown(path, int(c.Uid), int(c.Gid)); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
 }
 
 // placeFor is where pi creates a new session for a working directory
@@ -142,6 +131,38 @@ type forkControl struct{ s sessionRef }
 func (c forkControl) name() string { return forkName }
 
 func (c forkControl) refused(err error) { c.s.refused(err) }
+
+// mayOpen: a fork reads the session (where the copy goes is checked per
+// line).
+func (c forkControl) mayOpen(who Caller) error {
+	f, err := c.s.meta()
+	if err != nil {
+		return err
+	}
+	return c.s.v.mayReadFile(who, f.Path)
+}
+
+// check plans the fork lines, after the transaction's earlier ones (the
+// session ids they take), creating nothing.
+func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
+	who := x.caller
+	if c.s.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	taken, _ := state.(map[string]bool)
+	if taken == nil {
+		taken = map[string]bool{}
+	}
+	err := c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
+		for i, l := range lines {
+			if _, err := c.plan(who, ss, l, taken); err != nil {
+				return lineError("fork", first+i+1, err)
+			}
+		}
+		return nil
+	})
+	return taken, err
+}
 
 func (c forkControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	if c.s.v.opts.ReadOnly {
@@ -225,6 +246,25 @@ func (c newControl) refused(err error) {
 	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
+// check plans the new lines, after the transaction's earlier ones,
+// creating nothing.
+func (c newControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
+	who := x.caller
+	if c.v.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	taken, _ := state.(map[string]bool)
+	if taken == nil {
+		taken = map[string]bool{}
+	}
+	for i, l := range lines {
+		if _, err := c.plan(who, l, taken); err != nil {
+			return nil, lineError("new", first+i+1, err)
+		}
+	}
+	return taken, nil
+}
+
 func (c newControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
@@ -283,4 +323,29 @@ func (c newControl) plan(who Caller, line []byte, taken map[string]bool) (newSes
 		}
 	}
 	return newSession{project, dir, sessions.FileName(ts, id), lines}, nil
+}
+
+var (
+	_ control = forkControl{}
+	_ control = newControl{}
+)
+
+// newFile is the control that creates sessions: in a project, or at the
+// root for any working directory. Reading the same open file after a write
+// gives the new sessions' paths.
+type newFile struct {
+	inProject // "" at the root
+}
+
+func newNewFile(v *View, project string) *newFile { return &newFile{inProject{v, project}} }
+
+func (f *newFile) control() control { return newControl{f.inProject} }
+
+func (f *newFile) content() ([]byte, time.Time, error) {
+	if f.project == "" {
+		mt, err := dirMtime(f.v.opts.SessionsDir)
+		return nil, mt, err
+	}
+	mt, err := f.v.projectMtime(f.project)
+	return nil, mt, err
 }

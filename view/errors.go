@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -71,4 +74,37 @@ func (e *refusal) Unwrap() error { return e.kind }
 // refuse makes a refusal; format must say what is wrong and what to do.
 func refuse(kind error, format string, args ...any) error {
 	return &refusal{kind, fmt.Sprintf(format, args...)}
+}
+
+// refusals keeps why recent writes to each session were refused: the
+// session's errors file.
+type refusals struct {
+	mu    sync.Mutex
+	lines map[string][]string // by session file path, oldest first
+	last  map[string]time.Time
+}
+
+// keepRefusals is how many lines an errors file keeps.
+const keepRefusals = 100
+
+func (rs *refusals) add(path, msg string) {
+	now := time.Now()
+	line := sessions.Now() + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.lines == nil {
+		rs.lines, rs.last = map[string][]string{}, map[string]time.Time{}
+	}
+	l := append(rs.lines[path], line)
+	if len(l) > keepRefusals {
+		l = append([]string(nil), l[len(l)-keepRefusals:]...)
+	}
+	rs.lines[path] = l
+	rs.last[path] = now
+}
+
+func (rs *refusals) get(path string) ([]byte, time.Time) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return []byte(strings.Join(rs.lines[path], "")), rs.last[path]
 }

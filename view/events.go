@@ -13,8 +13,6 @@ import (
 // MOUNT/events and MOUNT/<project>/events (package events makes their
 // lines): what each reader is shown is what its caller may see.
 
-const eventsName = "events"
-
 // eventsFile is events, at the root or in a project. Its size to stat is
 // 0; to the process reading it, what it was given (see events.Reader.Size).
 type eventsFile struct{ inProject }

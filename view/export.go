@@ -1,7 +1,6 @@
 package view
 
 import (
-	"syscall"
 	"time"
 
 	"github.com/pifs/pifs/sessions"
@@ -58,11 +57,6 @@ func (f *exportFile) size() (int64, time.Time, error) {
 
 // knownSize: a branch's views are given by name alone in a listing.
 func (f *exportFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
-
-func (d *branchDir) export() Child {
-	s, id := d.s, d.id
-	return Child{sessionFileName, syscall.S_IFREG, d.ino.With(sessionFileName).Ino(), func() Node { return newExportFile(s, id) }}
-}
 
 var (
 	_ costly = (*exportFile)(nil)

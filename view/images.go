@@ -11,9 +11,6 @@ import (
 	"github.com/pifs/pifs/sessions"
 )
 
-// imagesName is the session folder's folder of images.
-const imagesName = "images"
-
 // imagesOf is the image blocks of the session's version, listed once per
 // version. An image whose data is not valid base64 has no file; the log
 // says so when the list is made.

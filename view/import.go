@@ -43,9 +43,6 @@ type Import struct {
 	path string
 }
 
-// errorsKey is the key of a project's errors file (refusals).
-func projectErrorsKey(project string) string { return project + "/" }
-
 // Import starts an import of name into folder f for caller c: nil, with no
 // error, when f takes no imports (only a project folder does, and only
 // files named NAME.jsonl), so that the caller refuses the create as it
@@ -170,22 +167,3 @@ type importFile struct {
 func (f *importFile) content() ([]byte, time.Time, error) { return nil, time.Now(), nil }
 
 func (f *importFile) size() (int64, time.Time, error) { return f.im.Size(), time.Now(), nil }
-
-// projectErrorsFile is a project's errors: why recent imports into it
-// were refused, newest last.
-type projectErrorsFile struct{ inProject }
-
-func (f *projectErrorsFile) content() ([]byte, time.Time, error) {
-	data, mt := f.v.refused.get(projectErrorsKey(f.project))
-	if mt.IsZero() {
-		var err error
-		if mt, err = f.v.projectMtime(f.project); err != nil {
-			return nil, mt, err
-		}
-	}
-	return data, mt, nil
-}
-
-func (d *projectDir) errors() Child {
-	return Child{errorsName, syscall.S_IFREG, names.Ino("p", d.project, errorsName), func() Node { return &projectErrorsFile{inProject{d.v, d.project}} }}
-}

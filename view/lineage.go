@@ -15,29 +15,6 @@ import (
 // folder name (of two in different projects with one name, the first in
 // project order). The index keeps both from the headers it reads.
 
-// Names in a session folder.
-const (
-	parentName = "parent"
-	forksName  = "forks"
-)
-
-// parent is the session this one was forked or cloned from, when it is in
-// the store (ErrNotFound otherwise).
-func (s sessionRef) parent() (*sessions.File, error) {
-	f, err := s.meta()
-	if err != nil {
-		return nil, err
-	}
-	if f.Header == nil || len(f.Header.ParentSession) == 0 {
-		return nil, ErrNotFound
-	}
-	p, err := s.v.x.Parent(f)
-	if err != nil || !validProject(p.Project) || !validSessionName(p.Name) {
-		return nil, ErrNotFound
-	}
-	return p, nil
-}
-
 // parentLink is parent -> ../../<project>/<session>.
 type parentLink struct{ inSession }
 
@@ -163,3 +140,17 @@ var (
 	_ Link   = (*parentLink)(nil)
 	_ Link   = (*forkLink)(nil)
 )
+
+func (*forksDir) gathers() bool { return true }
+
+// seenBy: parent is shown to whoever sees the session it points at.
+func (l *parentLink) seenBy(s *sight, c Child) (Child, bool) {
+	p, err := l.s.parent()
+	return c, err == nil && s.sees(p)
+}
+
+// seenBy: a fork in forks/ is shown to whoever sees it.
+func (l *forkLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.s.v.meta(l.project, l.name)
+	return c, err == nil && s.sees(f)
+}

@@ -10,7 +10,7 @@ import (
 // outbox holds what the kernel must be told and has not been yet: the
 // changes pifs made to the store itself (the index sees them at once, so
 // the watcher finds nothing new when their events come) and the sessions
-// dropped from the cache (see Take). Handlers put; one goroutine outside
+// dropped from the cache (see PendingNotices). Handlers put; one goroutine outside
 // them delivers.
 type outbox struct {
 	mu      sync.Mutex

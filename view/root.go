@@ -1,46 +1,40 @@
 package view
 
 import (
-	"os"
 	"syscall"
 	"time"
 
 	"github.com/pifs/pifs/internal/names"
 )
 
-// Names the mount gives to its own files.
-const (
-	byIDName   = "by-id"
-	byCwdName  = "by-cwd"
-	newName    = "new"
-	cwdName    = "cwd"
-	latestName = "latest"
-	usageName  = "usage"
-	byNameName = "by-name"
-)
-
-// rootNames are the root's own names (no project folder can take them);
-// projectNames a project folder's (no session file can take them).
-var (
-	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true, eventsName: true, activeName: true}
-)
-
-// dirMtime is a store folder's mtime. A store that is not there (not
-// created yet, moved away) leaves the folders that show it there, empty,
-// dated at the epoch: the mount's root must always answer, or the
-// mountpoint itself is "no such file or directory".
-func dirMtime(path string) (time.Time, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return time.Time{}, nil
-	}
-	return fi.ModTime(), nil
-}
+// Root is the mount's root folder.
+func (v *View) Root() Folder { return &rootDir{inRoot{v}} }
 
 // rootDir is the mount's root: the projects, by-id/, by-cwd/, usage/,
 // latest and new.
 type rootDir struct{ inRoot }
+
+// gathers: the root shows the projects a caller may see (see gathers).
+func (*rootDir) gathers() bool { return true }
+
+// projectErrorsFile is a project's errors: why recent imports into it
+// were refused, newest last.
+type projectErrorsFile struct{ inProject }
+
+func (f *projectErrorsFile) content() ([]byte, time.Time, error) {
+	data, mt := f.v.refused.get(projectErrorsKey(f.project))
+	if mt.IsZero() {
+		var err error
+		if mt, err = f.v.projectMtime(f.project); err != nil {
+			return nil, mt, err
+		}
+	}
+	return data, mt, nil
+}
+
+func (d *projectDir) errors() Child {
+	return Child{errorsName, syscall.S_IFREG, names.Ino("p", d.project, errorsName), func() Node { return &projectErrorsFile{inProject{d.v, d.project}} }}
+}
 
 func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.SessionsDir) }
 
@@ -216,87 +210,6 @@ func (f *cwdFile) content() ([]byte, time.Time, error) {
 	return []byte(cwd + "\n"), mt, nil
 }
 
-// newFile is the control that creates sessions: in a project, or at the
-// root for any working directory. Reading the same open file after a write
-// gives the new sessions' paths.
-type newFile struct {
-	inProject // "" at the root
-}
-
-func newNewFile(v *View, project string) *newFile { return &newFile{inProject{v, project}} }
-
-func (f *newFile) control() control { return newControl{f.inProject} }
-
-func (f *newFile) content() ([]byte, time.Time, error) {
-	if f.project == "" {
-		mt, err := dirMtime(f.v.opts.SessionsDir)
-		return nil, mt, err
-	}
-	mt, err := f.v.projectMtime(f.project)
-	return nil, mt, err
-}
-
-// byIDDir lists every session by its id, as a symlink to its folder.
-type byIDDir struct{ inRoot }
-
-func newByIDDir(v *View) *byIDDir { return &byIDDir{inRoot{v}} }
-
-func (d *byIDDir) mtime() (time.Time, error) { return dirMtime(d.v.opts.SessionsDir) }
-
-func (d *byIDDir) list() ([]Child, error) {
-	var out []Child
-	seen := map[string]bool{}
-	for _, f := range d.v.x.All() {
-		if !seen[f.Header.ID] && validProject(f.Project) && validSessionName(f.Name) {
-			seen[f.Header.ID] = true
-			out = append(out, d.link(f.Header.ID))
-		}
-	}
-	return out, nil
-}
-
-func (d *byIDDir) lookup(name string) (Child, error) {
-	id, ok := names.Decode(name)
-	if !ok {
-		// A hashed name: compare with every session's spelling.
-		for _, f := range d.v.x.All() {
-			if names.Encode(f.Header.ID) == name {
-				id, ok = f.Header.ID, true
-				break
-			}
-		}
-	}
-	if !ok {
-		return Child{}, ErrNotFound
-	}
-	if _, found := d.v.sessionByID(id); found && names.Encode(id) == name {
-		return d.link(id), nil
-	}
-	return d.prefix(name, id)
-}
-
-func (d *byIDDir) link(id string) Child {
-	return Child{names.Encode(id), syscall.S_IFLNK, names.Ino(byIDName, id), func() Node { return newByIDLink(d.v, id) }}
-}
-
-// byIDLink points at a session's folder: ../<project>/<session>.
-type byIDLink struct {
-	inRoot
-	id string
-}
-
-func newByIDLink(v *View, id string) *byIDLink { return &byIDLink{inRoot{v}, id} }
-
-// target is the session's folder; a link's mtime is its session file's, so
-// that listing links reads no session.
-func (l *byIDLink) target() (string, time.Time, error) {
-	f, ok := l.v.sessionByID(l.id)
-	if !ok {
-		return "", time.Time{}, ErrNotFound
-	}
-	return "../" + f.Project + "/" + f.Name, time.Unix(0, f.Sig.Mtime), nil
-}
-
 // latestLink is latest: the session whose file changed last, at the root
 // or in a project.
 type latestLink struct {
@@ -318,4 +231,32 @@ func (l *latestLink) target() (string, time.Time, error) {
 		return f.Name, mt, nil
 	}
 	return f.Project + "/" + f.Name, mt, nil
+}
+func (*projectDir) gathers() bool { return true }
+
+// seenBy: latest is the newest session the caller sees, a link of an
+// inode number of their sight's own (the kernel keeps link targets).
+func (l *latestLink) seenBy(s *sight, c Child) (Child, bool) {
+	if s.all {
+		return c, true
+	}
+	f, ok := l.v.latest(l.project, s)
+	if !ok {
+		return Child{}, false
+	}
+	in := l.inProject
+	c.Ino = names.Ino(append([]string{"p", l.project, latestName, f.Project, f.Name}, s.tag()...)...)
+	c.make = func() Node { return &latestLink{in, s} }
+	return c, true
+}
+
+// seenBy: a project's cwd is that of the newest session the caller sees.
+func (f *cwdFile) seenBy(s *sight, c Child) (Child, bool) {
+	if s.all {
+		return c, true
+	}
+	in := f.inProject
+	c.Ino = names.Ino(append([]string{"p", f.project, cwdName}, s.tag()...)...)
+	c.make = func() Node { return &cwdFile{in, s} }
+	return c, true
 }

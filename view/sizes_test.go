@@ -1,10 +1,11 @@
 package view
 
 import (
-	"github.com/pifs/pifs/cache"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pifs/pifs/cache"
 )
 
 // TestSizesKeptWithVersion: a view's size counted for a version of a

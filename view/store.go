@@ -4,10 +4,9 @@ import (
 	"errors"
 	iofs "io/fs"
 	"math"
-	"strings"
+	"os"
 	"time"
 
-	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -18,15 +17,19 @@ func (v *View) update(path string) {
 	v.out.put(v.x.Look(path))
 }
 
-// validProject tells whether a name can be a project folder in the mount.
-func validProject(name string) bool {
-	return name != "" && name != "." && name != ".." && !rootNames[name] && !strings.ContainsRune(name, 0)
-}
-
-// validSessionName tells whether a session file name (without .jsonl) can
-// be a session folder: names of a project folder's own files are taken.
-func validSessionName(name string) bool {
-	return name != "" && !projectNames[name]
+// meta returns the index's current version of a session file.
+func (v *View) meta(project, name string) (*sessions.File, error) {
+	if project == trashName {
+		return v.trashedMeta(name)
+	}
+	if !validProject(project) || !validSessionName(name) {
+		return nil, ErrNotFound
+	}
+	f, err := v.x.Lookup(project, name)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	return f, err // a file that is there but cannot be read says why
 }
 
 // projects lists the project folders, sorted, leaving out names the root
@@ -64,38 +67,14 @@ func (v *View) sessionFiles(project string) ([]*sessions.File, error) {
 	return out, nil
 }
 
-// meta returns the index's current version of a session file.
-func (v *View) meta(project, name string) (*sessions.File, error) {
-	if project == trashName {
-		return v.trashedMeta(name)
+// sessionByID finds the session a by-id name shows: the first in project
+// and name order that has the id.
+func (v *View) sessionByID(id string) (*sessions.File, bool) {
+	f, ok := v.x.ByID(id)
+	if !ok || !validProject(f.Project) || !validSessionName(f.Name) {
+		return nil, false
 	}
-	if !validProject(project) || !validSessionName(name) {
-		return nil, ErrNotFound
-	}
-	f, err := v.x.Lookup(project, name)
-	if errors.Is(err, iofs.ErrNotExist) {
-		return nil, ErrNotFound
-	}
-	return f, err // a file that is there but cannot be read says why
-}
-
-// activity is a session's latest activity: the time of its last entry that
-// has a valid one, else the header's, else the file's mtime.
-func activity(f *sessions.File) time.Time {
-	if t, err := f.Tail(); err == nil && t.HasActivity {
-		return msTime(t.Activity)
-	}
-	if t := tree.DateTime(f.Header.Timestamp); !t.IsZero() {
-		return t
-	}
-	return time.Unix(0, f.Sig.Mtime)
-}
-
-func msTime(ms float64) time.Time {
-	if math.IsNaN(ms) || math.IsInf(ms, 0) {
-		return time.Time{}
-	}
-	return time.UnixMilli(int64(ms))
+	return f, true
 }
 
 // projectCwd is a project's working directory: the cwd of its newest
@@ -111,52 +90,6 @@ func (v *View) projectCwd(project string, s *sight) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// sessionByID finds the session a by-id name shows: the first in project
-// and name order that has the id.
-func (v *View) sessionByID(id string) (*sessions.File, bool) {
-	f, ok := v.x.ByID(id)
-	if !ok || !validProject(f.Project) || !validSessionName(f.Name) {
-		return nil, false
-	}
-	return f, true
-}
-
-// session is one parsed session of the store, held by the cache.
-type session = cache.Session
-
-// withSession runs fn with the parsed, up-to-date session, locked.
-func (v *View) withSession(project, name string, fn func(s *session) error) error {
-	f, err := v.meta(project, name)
-	if err != nil {
-		return err
-	}
-	return v.cache.With(project, name, f, fn)
-}
-
-// withFreshSession is withSession for a write: the file is looked at
-// again first, whatever the watcher said last.
-func (v *View) withFreshSession(project, name string, fn func(s *session) error) error {
-	f, err := v.meta(project, name)
-	if err != nil {
-		return err
-	}
-	v.update(f.Path)
-	if f, err = v.meta(project, name); err != nil {
-		return err
-	}
-	return v.cache.With(project, name, f, fn)
-}
-
-// projectMtime is a project folder's mtime; for a project only flat files
-// name, the store's.
-func (v *View) projectMtime(project string) (time.Time, error) {
-	path, ok := v.x.ProjectFolder(project)
-	if !ok {
-		path = v.x.Dir()
-	}
-	return dirMtime(path)
 }
 
 // latest is the session whose file changed last, in a project or ("") in
@@ -183,6 +116,57 @@ func (v *View) latest(project string, s *sight) (*sessions.File, bool) {
 	return best, best != nil
 }
 
+// projectMtime is a project folder's mtime; for a project only flat files
+// name, the store's.
+func (v *View) projectMtime(project string) (time.Time, error) {
+	path, ok := v.x.ProjectFolder(project)
+	if !ok {
+		path = v.x.Dir()
+	}
+	return dirMtime(path)
+}
+
+// dirMtime is a store folder's mtime. A store that is not there (not
+// created yet, moved away) leaves the folders that show it there, empty,
+// dated at the epoch: the mount's root must always answer, or the
+// mountpoint itself is "no such file or directory".
+func dirMtime(path string) (time.Time, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}, nil
+	}
+	return fi.ModTime(), nil
+}
+
+// trashedMeta is store.meta for a trashed session.
+func (v *View) trashedMeta(name string) (*sessions.File, error) {
+	_, f, err := v.trash.entry(name)
+	return f, err
+}
+
+// withSession runs fn with the parsed, up-to-date session, locked.
+func (v *View) withSession(project, name string, fn func(s *session) error) error {
+	f, err := v.meta(project, name)
+	if err != nil {
+		return err
+	}
+	return v.cache.With(project, name, f, fn)
+}
+
+// withFreshSession is withSession for a write: the file is looked at
+// again first, whatever the watcher said last.
+func (v *View) withFreshSession(project, name string, fn func(s *session) error) error {
+	f, err := v.meta(project, name)
+	if err != nil {
+		return err
+	}
+	v.update(f.Path)
+	if f, err = v.meta(project, name); err != nil {
+		return err
+	}
+	return v.cache.With(project, name, f, fn)
+}
+
 // reread brings a held session up to date with its file after pifs wrote
 // it: the writer reads its own write at once (the watcher tells the kernel
 // later). s.mu is held.
@@ -193,6 +177,25 @@ func (v *View) reread(s *session) error {
 		return err
 	}
 	return v.cache.Refresh(s, f)
+}
+
+// activity is a session's latest activity: the time of its last entry that
+// has a valid one, else the header's, else the file's mtime.
+func activity(f *sessions.File) time.Time {
+	if t, err := f.Tail(); err == nil && t.HasActivity {
+		return msTime(t.Activity)
+	}
+	if t := tree.DateTime(f.Header.Timestamp); !t.IsZero() {
+		return t
+	}
+	return time.Unix(0, f.Sig.Mtime)
+}
+
+func msTime(ms float64) time.Time {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(ms))
 }
 
 // entryMtime is when an entry was written; zero when its timestamp is not

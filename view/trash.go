@@ -1,21 +1,15 @@
 package view
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/internal/names"
-	"github.com/pifs/pifs/internal/trash"
-	"github.com/pifs/pifs/sessions"
 )
+
+// trashDir is trash/.
+type trashDir struct{ inRoot }
 
 // trash/ at the root: the pi sessions of this store that are in the user's
 // trash (the freedesktop.org Trash Specification, as trash-cli and file
@@ -29,147 +23,34 @@ import (
 // named trash (no project folder can be), and the store finds its file
 // through the listing below instead of the index.
 
-const trashName = "trash"
+// gathers: trash/ holds the sessions of the user pifs runs as, in a
+// trash directory another user may not be allowed to enter.
+func (*trashDir) gathers() bool { return true }
 
-// trashState is the trash as the mount shows it: the listing, kept until
-// one of the trash's info/ folders changes (their mtimes) or pifs itself
-// trashes or restores.
-type trashState struct {
-	dir string // the sessions directory
-
-	mu   sync.Mutex
-	tr   *trash.Trash
-	err  error // why there is no trash
-	made bool
-	// infos are the info/ folders of the trash directories, key their
-	// mtimes when the listing was read, mtime the newest.
-	infos  []string
-	key    string
-	mtime  time.Time
-	byName map[string]*trashEntry
-	names  []string // sorted
-}
-
-// trashEntry is one trashed session.
-type trashEntry struct {
-	t    sessions.Trashed
-	file *sessions.File
-}
-
-// get is the user's trash, made at first use.
-func (ts *trashState) get() (*trash.Trash, error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.trash()
-}
-
-// trash is get with ts.mu held.
-func (ts *trashState) trash() (*trash.Trash, error) {
-	if !ts.made {
-		ts.made = true
-		ts.tr, ts.err = sessions.NewTrash(ts.dir)
+// seenBy: a trashed session is shown to whoever may read its file and
+// search every folder down to it (the trash's files/), as they would need
+// to see it in the trash.
+func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
+	if s.who == nil {
+		return c, true
 	}
-	return ts.tr, ts.err
-}
-
-// stale forgets the listing: pifs trashed or restored a session.
-func (ts *trashState) stale() {
-	ts.mu.Lock()
-	ts.key = ""
-	ts.mu.Unlock()
-}
-
-// current brings the listing up to date with the trash. ts.mu is held.
-func (ts *trashState) current() error {
-	tr, err := ts.trash()
-	if err != nil {
-		return err
+	e, f, err := d.s.v.trash.entry(d.s.name)
+	if err != nil || !s.who.allows(Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}, mayRead) {
+		return c, false
 	}
-	if ts.infos == nil {
-		if ts.infos, err = tr.InfoDirs(ts.dir); err != nil {
-			return err
+	dir := filepath.Dir(e.t.File())
+	s.trashMu.Lock()
+	defer s.trashMu.Unlock()
+	ok, known := s.trashed[dir]
+	if !known {
+		ok = searchFromTop(*s.who, dir) == nil
+		if s.trashed == nil {
+			s.trashed = map[string]bool{}
 		}
+		s.trashed[dir] = ok
 	}
-	var key strings.Builder
-	var newest time.Time
-	for _, d := range ts.infos {
-		if fi, err := os.Stat(d); err == nil {
-			key.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 36))
-			if fi.ModTime().After(newest) {
-				newest = fi.ModTime()
-			}
-		}
-		key.WriteByte(' ')
-	}
-	if ts.byName != nil && key.String() == ts.key {
-		return nil
-	}
-	list, err := sessions.TrashedSessions(tr, ts.dir)
-	if err != nil {
-		return err
-	}
-	old := ts.byName
-	ts.byName, ts.names = map[string]*trashEntry{}, nil
-	for _, t := range list {
-		name := strings.TrimSuffix(t.Item.Name, ".jsonl")
-		if !validTrashName(name) || ts.byName[name] != nil {
-			continue
-		}
-		e := &trashEntry{t: t}
-		if o := old[name]; o != nil && o.t.File() == t.File() {
-			e.file = o.file
-		}
-		ts.byName[name] = e
-		ts.names = append(ts.names, name)
-	}
-	ts.key, ts.mtime = key.String(), newest
-	return nil
+	return c, ok
 }
-
-func validTrashName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
-}
-
-// entry is the trashed session of a name, with its file as the index
-// would give it: the same value while the file is unchanged, so that the
-// parsed session held for it stays current.
-func (ts *trashState) entry(name string) (*trashEntry, *sessions.File, error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if err := ts.current(); err != nil {
-		return nil, nil, err
-	}
-	e := ts.byName[name]
-	if e == nil {
-		return nil, nil, ErrNotFound
-	}
-	fi, err := os.Stat(e.t.File())
-	if err != nil {
-		return nil, nil, ErrNotFound
-	}
-	if e.file == nil || e.file.Sig != sessions.SigOf(fi) {
-		f, err := sessions.StatFile(e.t.File())
-		if err != nil || f.Header == nil {
-			return nil, nil, ErrNotFound
-		}
-		f.Project, f.Name, f.Flat = e.t.Project, e.t.Name, e.t.Flat
-		e.file = f
-	}
-	return e, e.file, nil
-}
-
-// list is the names of the trashed sessions and the trash's mtime.
-func (ts *trashState) list() ([]string, time.Time, error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if err := ts.current(); err != nil {
-		return nil, time.Time{}, err
-	}
-	return ts.names, ts.mtime, nil
-}
-
-// trashDir is trash/.
-type trashDir struct{ inRoot }
 
 func newTrashDir(v *View) *trashDir { return &trashDir{inRoot{v}} }
 
@@ -213,173 +94,3 @@ func (d *trashDir) session(name string) Child {
 // trashedDir is a trashed session's folder: a session folder whose showing
 // depends on who asks (see seenBy).
 type trashedDir struct{ *sessionDir }
-
-// trashedMeta is store.meta for a trashed session.
-func (v *View) trashedMeta(name string) (*sessions.File, error) {
-	_, f, err := v.trash.entry(name)
-	return f, err
-}
-
-// inTrash tells whether n is a value of a trashed session.
-func inTrash(n Node) bool { return n.scope().project == trashName }
-
-// refuseTrashed refuses a change to a trashed session, with the reason in
-// its errors file and the log.
-func (v *View) refuseTrashed(n Node, what string) error {
-	sc := n.scope()
-	err := refuse(ErrReadOnly, "%s: this session is in the trash, where nothing changes it; restore it first (mv MOUNT/trash/%s MOUNT/<project>/)", what, sc.session)
-	sessionRef{v, sc.project, sc.session}.refused(err)
-	return err
-}
-
-// Rename moves name in from to newName in to: a session folder into
-// trash/ (the session file goes into the user's trash), or a trashed
-// session back into its project folder (restored where it was, byte for
-// byte). Nothing else is renamed: EROFS with the reason. A session
-// written in the last minute is refused (EBUSY: pi may be running in it),
-// a restore onto a file that is there (EEXIST), and a caller who could not
-// make the same rename in the store (EACCES).
-func (v *View) Rename(from Folder, name string, to Folder, newName string, flags uint32, c Caller) error {
-	if v.opts.ReadOnly {
-		return ErrReadOnly
-	}
-	if flags&^uint32(renameNoReplace) != 0 {
-		return refuse(ErrInvalid, "rename: only a plain rename is taken (no exchange, no whiteout)")
-	}
-	switch from := from.(type) {
-	case *projectDir:
-		if to, ok := to.(*trashDir); ok {
-			return v.trashSession(from, name, to, newName, c)
-		}
-		if _, err := v.meta(from.project, name); err == nil {
-			err := refuse(ErrReadOnly, "mv %s/%s: a session folder moves only to the trash (mv MOUNT/%s/%s MOUNT/trash/); sessions are not renamed or moved between projects through the mount (fork makes a copy in another project)", from.project, name, from.project, name)
-			sessionRef{v, from.project, name}.refused(err)
-			return err
-		}
-	case *trashDir:
-		if to, ok := to.(*projectDir); ok {
-			return v.restoreSession(name, to, newName, c)
-		}
-		err := refuse(ErrReadOnly, "mv trash/%s: a trashed session moves only back to its project folder (mv MOUNT/trash/%s MOUNT/<project>/)", name, name)
-		v.log.Warn(err.Error())
-		return err
-	}
-	if p, ok := from.(sessionPart); ok {
-		s := p.session()
-		err := refuse(ErrReadOnly, "mv %s: nothing in a session folder is renamed; the session folder itself moves to the trash (mv MOUNT/%s/%s MOUNT/trash/)", name, s.project, s.name)
-		if s.project == trashName {
-			err = refuse(ErrReadOnly, "mv %s: nothing in a trashed session changes; restore it first (mv MOUNT/trash/%s MOUNT/<project>/)", name, s.name)
-		}
-		s.refused(err)
-		return err
-	}
-	return ErrReadOnly
-}
-
-// renameNoReplace is RENAME_NOREPLACE: a rename that never replaces, as
-// every rename pifs makes is.
-const renameNoReplace = 1
-
-// trashSession moves the session file of project/name into the trash.
-func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName string, c Caller) error {
-	s := sessionRef{v, from.project, name}
-	f, err := v.meta(from.project, name)
-	if err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		s.refused(err)
-		return err
-	}
-	if newName != name {
-		return fail(refuse(ErrReadOnly, "mv %s/%s trash/%s: a session keeps its name in the trash; mv MOUNT/%s/%s MOUNT/trash/", from.project, name, newName, from.project, name))
-	}
-	if err := mayChangeIn(c, filepath.Dir(f.Path), f.Path); err != nil {
-		return fail(err)
-	}
-	tr, err := v.trash.get()
-	if err != nil {
-		return fail(refuse(ErrReadOnly, "mv to trash/: there is no trash: %v", err))
-	}
-	// Said before the move: the watcher may see the file go at once.
-	moved := false
-	v.events.MovedBy(f.Path, events.Trashed)
-	defer func(path string) {
-		if !moved {
-			v.events.MovedBy(path, "")
-		}
-	}(f.Path)
-	_, err = sessions.TrashSession(tr, f, time.Now())
-	if errors.Is(err, sessions.ErrChanged) {
-		// Changed since the index read it: read again, and say why.
-		v.update(f.Path)
-		if f, err = v.meta(from.project, name); err != nil {
-			return err
-		}
-		_, err = sessions.TrashSession(tr, f, time.Now())
-	}
-	switch {
-	case errors.Is(err, sessions.ErrBusy), errors.Is(err, sessions.ErrChanged):
-		return fail(refuse(ErrBusy, "mv %s/%s trash/: not trashed: %v", from.project, name, err))
-	case errors.Is(err, trash.ErrInside):
-		return fail(refuse(ErrReadOnly, "mv %s/%s trash/: not trashed: %v (pi would list the trashed sessions); trash it with your file manager or trash-put once the trash is elsewhere", from.project, name, err))
-	case err != nil:
-		return fail(fmt.Errorf("mv %s/%s trash/: not trashed: %w", from.project, name, err))
-	}
-	v.log.Info(fmt.Sprintf("trashed %s/%s (%s)", from.project, name, f.Path))
-	moved = true
-	v.trash.stale()
-	v.update(f.Path)
-	// The kernel moved its node of the session folder into trash/:
-	// it forgets it there, and looks the trashed session up afresh.
-	v.out.putNotices(Notice{[]string{trashName, name}, Forget}, Notice{[]string{trashName}, Refresh})
-	return nil
-}
-
-// restoreSession puts the trashed session name back where it was: into the
-// project folder to, under its own name.
-func (v *View) restoreSession(name string, to *projectDir, newName string, c Caller) error {
-	e, _, err := v.trash.entry(name)
-	if err != nil {
-		return err
-	}
-	s := sessionRef{v, trashName, name}
-	fail := func(err error) error {
-		s.refused(err)
-		return err
-	}
-	t := e.t
-	if to.project != t.Project || (newName != t.Name && newName != name) {
-		return fail(refuse(ErrReadOnly, "mv trash/%s %s/%s: a trashed session goes back only where it was: mv MOUNT/trash/%s MOUNT/%s/", name, to.project, newName, name, t.Project))
-	}
-	if err := mayChangeIn(c, filepath.Dir(t.Original), ""); err != nil {
-		return fail(err)
-	}
-	if err := mayChangeIn(c, filepath.Dir(t.File()), t.File()); err != nil {
-		return fail(err)
-	}
-	tr, err := v.trash.get()
-	if err != nil {
-		return fail(err)
-	}
-	moved := false
-	v.events.MovedBy(t.Original, events.Restored)
-	defer func() {
-		if !moved {
-			v.events.MovedBy(t.Original, "")
-		}
-	}()
-	err = sessions.RestoreSession(tr, t)
-	switch {
-	case errors.Is(err, os.ErrExist):
-		return fail(refuse(ErrExists, "mv trash/%s: not restored: %v", name, err))
-	case err != nil:
-		return fail(fmt.Errorf("mv trash/%s: not restored: %w", name, err))
-	}
-	v.log.Info(fmt.Sprintf("restored %s to %s", name, t.Original))
-	moved = true
-	v.trash.stale()
-	v.update(t.Original)
-	v.out.putNotices(Notice{[]string{to.project, newName}, Forget}, Notice{[]string{trashName}, Refresh})
-	return nil
-}

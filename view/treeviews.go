@@ -19,9 +19,6 @@ import (
 // the tree, each entry's row text once) and records them with the file's
 // version, so the other five are known.
 
-// promptsName is prompts.txt.
-const promptsName = "prompts.txt"
-
 // treeViewFile is one filter mode's view, tree.txt or tree-<mode>.txt.
 type treeViewFile struct {
 	inSession

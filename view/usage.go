@@ -1,189 +1,32 @@
 package view
 
 import (
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/pifs/pifs/internal/names"
-	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/usage"
 )
-
-// usageCache holds what the usage reports need of each session, kept per
-// version of its file so that a report after a change parses only the
-// sessions that changed, and the reports of the index's current state.
-type usageCache struct {
-	mu sync.Mutex // held while reports are built
-	// recMu guards byPath (taken last: with mu and a session's lock held).
-	recMu   sync.Mutex
-	byPath  map[string]*usageOf
-	gen     uint64
-	reports *usage.Reports
-	mtime   map[string]time.Time // newest session file per project, "" the store
-	// list are the sessions the reports were built from, files their
-	// index versions; bySight the reports as each sight sees them (see
-	// reportsFor), at the same version.
-	list    []usage.Session
-	files   []*sessions.File
-	bySight map[uint64]sightReports
-	// scanned counts the sessions read for their records (see Stats).
-	scanned atomic.Int64
-	// held is what byPath holds, in bytes: it counts against the cache's
-	// budget (see store.account).
-	held atomic.Int64
-}
-
-type usageOf struct {
-	file    *sessions.File
-	records []usage.Record
-	name    string
-}
-
-// reports returns the store's usage reports, built again only after the
-// index changed.
-func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time, error) {
-	c := &v.usage
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	gen := v.x.Gen()
-	if c.reports != nil && c.gen == gen {
-		return c.reports, c.mtime, nil
-	}
-	files := v.x.All()
-	list := make([]usage.Session, 0, len(files))
-	mtime := map[string]time.Time{}
-	seen := make(map[string]bool, len(files))
-	var missing, kept []*sessions.File
-	for _, f := range files {
-		if !validProject(f.Project) || !validSessionName(f.Name) {
-			continue
-		}
-		seen[f.Path] = true
-		if c.get(f) != nil {
-			continue
-		}
-		if records, name, ok := usage.Kept(f); ok {
-			c.put(f, &usageOf{file: f, records: records, name: name})
-			continue
-		}
-		missing = append(missing, f)
-	}
-	c.scan(v.forWalk(v.fromParsed(missing)))
-	for _, f := range files {
-		if !seen[f.Path] {
-			continue
-		}
-		u := c.get(f)
-		if u == nil {
-			continue // gone or unreadable meanwhile: the next change says
-		}
-		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
-		kept = append(kept, f)
-		mt := time.Unix(0, f.Sig.Mtime)
-		for _, scope := range []string{"", f.Project} {
-			if mt.After(mtime[scope]) {
-				mtime[scope] = mt
-			}
-		}
-	}
-	c.recMu.Lock()
-	for p, u := range c.byPath {
-		if !seen[p] {
-			c.held.Add(-u.bytes())
-			delete(c.byPath, p)
-		}
-	}
-	c.recMu.Unlock()
-	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
-	c.list, c.files, c.bySight = list, kept, nil
-	return c.reports, c.mtime, nil
-}
-
-// get returns a session's records when they are of its current version.
-func (c *usageCache) get(f *sessions.File) *usageOf {
-	c.recMu.Lock()
-	defer c.recMu.Unlock()
-	if u := c.byPath[f.Path]; u != nil && u.file == f {
-		return u
-	}
-	return nil
-}
-
-// scan reads the records of sessions not parsed since they changed,
-// without parsing them into the cache (a report of a large store would
-// evict every session the user is reading), on every core.
-func (c *usageCache) scan(files []*sessions.File) {
-	par.Each(len(files), func(i int) {
-		f := files[i]
-		c.scanned.Add(1)
-		records, name, err := usage.ScanFile(f)
-		if err == nil {
-			f.KnowName(name) // the scan read it all: by-name/ reads nothing more
-			c.put(f, &usageOf{file: f, records: records, name: name})
-		}
-	})
-}
-
-// fromParsed takes the records of the sessions that are parsed in the
-// cache at the index's version from their entries, and returns the others,
-// which must be read. A parse does not take them itself: most parses are
-// for a view that needs no usage (grep of context.json), and the records
-// of a session cost about a fifth of its parse. A session whose lock is
-// held (a write, a parse) is read from its file instead, rather than
-// waited for while c.mu is held.
-func (v *View) fromParsed(files []*sessions.File) (rest []*sessions.File) {
-	for _, f := range files {
-		if !v.cache.IfParsed(f, v.usage.keep) {
-			rest = append(rest, f)
-		}
-	}
-	return rest
-}
-
-// forWalk reads the sessions that a walk statting session folders will
-// come to as the walk will read them, their records taken from the
-// entries (see cache.ReadForWalk); it returns the rest, to scan.
-//
-// ls -l MNT/*/*/ lists each project's usage/ after its sessions: the
-// first report reads the whole store, and a scan for it alone would leave
-// the walk to parse every session of the other projects again.
-func (v *View) forWalk(files []*sessions.File) (rest []*sessions.File) {
-	return v.cache.ReadForWalk(files, v.usage.keep)
-}
-
-// keep records what the reports need of a parsed session. ss.mu is held.
-func (c *usageCache) keep(ss *session) {
-	u := &usageOf{file: ss.File, records: usage.Records(ss.Log.Entries), name: ss.Tree.Name()}
-	usage.KeepParsed(ss.File, u.records, u.name)
-	c.put(ss.File, u)
-}
-
-func (c *usageCache) put(f *sessions.File, u *usageOf) {
-	c.recMu.Lock()
-	defer c.recMu.Unlock()
-	if c.byPath == nil {
-		c.byPath = map[string]*usageOf{}
-	}
-	if old := c.byPath[f.Path]; old != nil {
-		c.held.Add(-old.bytes())
-	}
-	c.held.Add(u.bytes())
-	c.byPath[f.Path] = u
-}
-
-// bytes is about what a session's records hold.
-func (u *usageOf) bytes() int64 {
-	return usage.Bytes(u.records) + int64(len(u.name)) + 64
-}
 
 // usageDir is usage/: token and cost reports for the store (project "")
 // or one project.
 type usageDir struct{ inProject }
 
 func newUsageDir(v *View, project string) *usageDir { return &usageDir{inProject{v, project}} }
+
+func (*usageDir) gathers() bool { return true }
+
+// seenBy: a report is over the sessions the caller sees.
+func (f *usageFile) seenBy(s *sight, c Child) (Child, bool) {
+	if s.all {
+		return c, true
+	}
+	in, name := f.inProject, f.name
+	c.Ino = names.Ino(append([]string{usageName, f.project, name}, s.tag()...)...)
+	c.make = func() Node { return &usageFile{in, name, s} }
+	return c, true
+}
 
 // mtime is its folder's (the store's, or the project's): listing the root
 // reads no header for it.
@@ -250,4 +93,127 @@ func (f *usageFile) content() ([]byte, time.Time, error) {
 		t = time.Unix(0, 0)
 	}
 	return data, t, nil
+}
+
+// reportsFor returns the usage reports over the sessions s sees (nil:
+// all), built from the records the store's reports hold: a caller's
+// reports read no session again.
+func (v *View) reportsFor(s *sight, loc *time.Location) (*usage.Reports, map[string]time.Time, error) {
+	reps, mtime, err := v.reports(loc)
+	if err != nil || s == nil || s.all {
+		return reps, mtime, err
+	}
+	c := &v.usage
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.bySight[s.key]; ok {
+		return r.reports, r.mtime, nil
+	}
+	var list []usage.Session
+	mt := map[string]time.Time{}
+	for i, f := range c.files {
+		if !s.sees(f) {
+			continue
+		}
+		list = append(list, c.list[i])
+		t := time.Unix(0, f.Sig.Mtime)
+		for _, scope := range []string{"", f.Project} {
+			if t.After(mt[scope]) {
+				mt[scope] = t
+			}
+		}
+	}
+	r := sightReports{usage.Build(list, loc), mt}
+	if c.bySight == nil || len(c.bySight) >= maxSights {
+		c.bySight = map[uint64]sightReports{}
+	}
+	c.bySight[s.key] = r
+	return r.reports, r.mtime, nil
+}
+
+// reports returns the store's usage reports, built again only after the
+// index changed.
+func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time, error) {
+	c := &v.usage
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gen := v.x.Gen()
+	if c.reports != nil && c.gen == gen {
+		return c.reports, c.mtime, nil
+	}
+	files := v.x.All()
+	list := make([]usage.Session, 0, len(files))
+	mtime := map[string]time.Time{}
+	seen := make(map[string]bool, len(files))
+	var missing, kept []*sessions.File
+	for _, f := range files {
+		if !validProject(f.Project) || !validSessionName(f.Name) {
+			continue
+		}
+		seen[f.Path] = true
+		if c.get(f) != nil {
+			continue
+		}
+		if records, name, ok := usage.Kept(f); ok {
+			c.put(f, &usageOf{file: f, records: records, name: name})
+			continue
+		}
+		missing = append(missing, f)
+	}
+	c.scan(v.forWalk(v.fromParsed(missing)))
+	for _, f := range files {
+		if !seen[f.Path] {
+			continue
+		}
+		u := c.get(f)
+		if u == nil {
+			continue // gone or unreadable meanwhile: the next change says
+		}
+		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
+		kept = append(kept, f)
+		mt := time.Unix(0, f.Sig.Mtime)
+		for _, scope := range []string{"", f.Project} {
+			if mt.After(mtime[scope]) {
+				mtime[scope] = mt
+			}
+		}
+	}
+	c.recMu.Lock()
+	for p, u := range c.byPath {
+		if !seen[p] {
+			c.held.Add(-u.bytes())
+			delete(c.byPath, p)
+		}
+	}
+	c.recMu.Unlock()
+	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
+	c.list, c.files, c.bySight = list, kept, nil
+	return c.reports, c.mtime, nil
+}
+
+// fromParsed takes the records of the sessions that are parsed in the
+// cache at the index's version from their entries, and returns the others,
+// which must be read. A parse does not take them itself: most parses are
+// for a view that needs no usage (grep of context.json), and the records
+// of a session cost about a fifth of its parse. A session whose lock is
+// held (a write, a parse) is read from its file instead, rather than
+// waited for while c.mu is held.
+func (v *View) fromParsed(files []*sessions.File) (rest []*sessions.File) {
+	for _, f := range files {
+		if !v.cache.IfParsed(f, v.usage.keep) {
+			rest = append(rest, f)
+		}
+	}
+	return rest
+}
+
+// forWalk reads the sessions that a walk statting session folders will
+// come to as the walk will read them, their records taken from the
+// entries (see cache.ReadForWalk); it returns the rest, to scan.
+//
+// ls -l MNT/*/*/ lists each project's usage/ after its sessions: the
+// first report reads the whole store, and a scan for it alone would leave
+// the walk to parse every session of the other projects again.
+func (v *View) forWalk(files []*sessions.File) (rest []*sessions.File) {
+	return v.cache.ReadForWalk(files, v.usage.keep)
 }

@@ -65,7 +65,7 @@ type View struct {
 	uid, gid uint32
 	log      *slog.Logger
 	// x is the store's index (the watcher keeps it current), cache the
-	// parsed sessions, out what the kernel must be told (see Take).
+	// parsed sessions, out what the kernel must be told (see PendingNotices).
 	x        *sessions.Index
 	cache    *cache.Cache
 	out      *outbox
@@ -106,10 +106,18 @@ func New(o Options) *View {
 	v.events = events.NewHub(v.x)
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
 	v.cache = cache.New(v.x, cache.Options{
-		Budget:     o.CacheBytes,
-		Parsed:     o.Parsed,
-		Evicted:    v.evicted,
-		Shed:       v.shed,
+		Budget: o.CacheBytes,
+		Parsed: o.Parsed,
+		Evicted: func(project, name, path string) {
+			v.out.put(nil, evictedSession{project, name, path})
+		},
+		Shed: func(folders []cache.Folder) {
+			notices := make([]Notice, 0, len(folders))
+			for _, f := range folders {
+				notices = append(notices, Notice{[]string{f.Project, f.Session}, ShedNames})
+			}
+			v.out.putNotices(notices...)
+		},
 		Others:     v.usage.held.Load,
 		Shown:      validSessionName,
 		WalkGap:    v.walk.gapTime,
@@ -117,9 +125,6 @@ func New(o Options) *View {
 	})
 	return v
 }
-
-// Root is the mount's root folder.
-func (v *View) Root() Folder { return &rootDir{inRoot{v}} }
 
 // Index is the store's index, which the watcher keeps current.
 func (v *View) Index() *sessions.Index { return v.x }
@@ -137,9 +142,9 @@ type Stats struct {
 	// Scanned the sessions read for the usage reports without a parse.
 	Parsed, Uses, FromPlan, ReadAhead, Scanned int64
 	// Listings is the folders listed, Lookups the names looked up, and
-	// ListedAlone the names listed without attributes because a walk was
+	// ListedNamesOnly the names listed without attributes because a walk was
 	// listing (see walkGuess).
-	Listings, Lookups, ListedAlone int64
+	Listings, Lookups, ListedNamesOnly int64
 	// Nodes is how many nodes the kernel holds, as counted (see
 	// NodeAdded).
 	Nodes int64
@@ -178,21 +183,21 @@ func (v *View) txnHeld(n int64) {
 func (v *View) Stats() Stats {
 	c := v.cache.Stats()
 	return Stats{
-		Parsed:      c.Parsed,
-		Uses:        c.Uses,
-		FromPlan:    c.FromPlan,
-		ReadAhead:   c.ReadAhead,
-		Scanned:     v.usage.scanned.Load(),
-		Listings:    v.listings.Load(),
-		Lookups:     v.lookups.Load(),
-		ListedAlone: v.walk.alone.Load(),
-		Nodes:       c.Nodes,
-		AheadMade:   c.AheadMade,
-		AheadUnread: c.AheadUnread,
-		AheadGaveUp: c.AheadGaveUp,
-		Sights:      v.sighted.Load(),
-		TreeCounts:  v.treeCounts.Load(),
-		ParentSteps: c.ParentSteps,
-		TxnHeld:     v.txnPeak.Load(),
+		Parsed:          c.Parsed,
+		Uses:            c.Uses,
+		FromPlan:        c.FromPlan,
+		ReadAhead:       c.ReadAhead,
+		Scanned:         v.usage.scanned.Load(),
+		Listings:        v.listings.Load(),
+		Lookups:         v.lookups.Load(),
+		ListedNamesOnly: v.walk.alone.Load(),
+		Nodes:           c.Nodes,
+		AheadMade:       c.AheadMade,
+		AheadUnread:     c.AheadUnread,
+		AheadGaveUp:     c.AheadGaveUp,
+		Sights:          v.sighted.Load(),
+		TreeCounts:      v.treeCounts.Load(),
+		ParentSteps:     c.ParentSteps,
+		TxnHeld:         v.txnPeak.Load(),
 	}
 }

@@ -1,95 +1,8 @@
 package view
 
 import (
-	"sync"
-	"sync/atomic"
 	"time"
 )
-
-// Listings of entry folders (entries/, branches/<id>/, tree/ segments)
-// give their files' attributes with the names, as READDIRPLUS asks: `ls
-// -l entries/` of 60,000 entries then costs one listing, not 60,000
-// lookups. But a walk over the store (grep -r, find) lists every entry
-// folder of every session and stats none of their files: attributes given
-// to it make the kernel create, and soon forget, an inode per name, two
-// million over a 2,000-session store, for nothing.
-//
-// So the mount guesses which of the two is listing. Entry folders of
-// several sessions listed one after the other, each soon after the one
-// before, are a walk: from the walkRun+1th session on, their files are
-// listed by name alone. A name listed alone and then looked up says the
-// walk stats what it lists (ls -l, du, tar, grep of every file): for
-// walkHold from then, listings give attributes again, and the run starts
-// over. A walk that stats costs at most one folder's lookups per walkHold;
-// one that does not costs walkRun sessions' inodes.
-
-const (
-	// walkRun is how many sessions in a row are listed with attributes
-	// before a walk is taken for one.
-	walkRun = 3
-	// walkGap is the longest pause between two sessions of a walk.
-	walkGap = time.Second
-	// walkHold is how long attributes are given after a name listed alone
-	// was looked up.
-	walkHold = 5 * time.Second
-)
-
-// walkGuess follows the listings of entry folders.
-type walkGuess struct {
-	mu      sync.Mutex
-	last    string    // session whose entry folder was listed last
-	lastAt  time.Time // when
-	run     int       // sessions in a row, each listed within walkGap of the one before
-	statted time.Time // when a name listed alone was last looked up
-	// gap and hold replace walkGap and walkHold when set (Options).
-	gap, hold time.Duration
-	// alone counts the names listed without attributes.
-	alone atomic.Int64
-}
-
-// gapTime is the longest pause between two sessions of a walk (gap and
-// hold are set once, before the view is used).
-func (w *walkGuess) gapTime() time.Duration {
-	gap, _ := w.times()
-	return gap
-}
-
-func (w *walkGuess) times() (gap, hold time.Duration) {
-	gap, hold = walkGap, walkHold
-	if w.gap > 0 {
-		gap = w.gap
-	}
-	if w.hold > 0 {
-		hold = w.hold
-	}
-	return gap, hold
-}
-
-// listing is told that an entry folder of session key is being listed; it
-// says whether to list its files by name alone.
-func (w *walkGuess) listing(key string, now time.Time) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	gap, hold := w.times()
-	if now.Sub(w.lastAt) > gap {
-		w.run = 0
-		w.last = ""
-	}
-	if key != w.last {
-		w.run++
-		w.last = key
-	}
-	w.lastAt = now
-	return w.run > walkRun && now.Sub(w.statted) > hold
-}
-
-// lookedUp is told that a file listed by name alone was looked up.
-func (w *walkGuess) lookedUp(now time.Time) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.statted = now
-	w.run = 0
-}
 
 // entryFolder is a folder of entry files within one session; a walk lists
 // its files by name alone (see walkGuess).
@@ -98,24 +11,17 @@ type entryFolder interface {
 	entryFiles()
 }
 
-func (d *entriesDir) entryFiles() {}
-func (d *branchDir) entryFiles()  {}
-func (d *segmentDir) entryFiles() {}
-
-// key names the session for walkGuess.
-func (s sessionRef) key() string { return s.project + "/" + s.name }
-
-// ListsAlone is told that a listing of f starts now; it says whether the
+// ListsNamesOnly is told that a listing of f starts now; it says whether the
 // listing gives f's files by name alone, with no attributes, because a
 // walk is listing (see walkGuess).
-func (v *View) ListsAlone(f Folder) bool {
+func (v *View) ListsNamesOnly(f Folder) bool {
 	e, ok := f.(entryFolder)
 	return ok && v.walk.listing(e.session().key(), time.Now())
 }
 
-// LookedUpAlone is told that a file listed by name alone was looked up:
+// LookedUpNameOnly is told that a file listed by name alone was looked up:
 // the walk stats what it lists.
-func (v *View) LookedUpAlone() { v.walk.lookedUp(time.Now()) }
+func (v *View) LookedUpNameOnly() { v.walk.lookedUp(time.Now()) }
 
-// ListedAlone is told that a name was listed without attributes.
-func (v *View) ListedAlone() { v.walk.alone.Add(1) }
+// ListedNamesOnly is told that a name was listed without attributes.
+func (v *View) ListedNamesOnly() { v.walk.alone.Add(1) }

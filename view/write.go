@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +90,11 @@ type control interface {
 	run(x *Txn, state any, lines *spill.Lines) (reply []byte, err error)
 	// refused records why a write was refused.
 	refused(err error)
+}
+
+// writable is a File that takes writes: a control.
+type writable interface {
+	control() control
 }
 
 // Txn is a control opened for writing: the transaction of one open file.
@@ -299,48 +303,17 @@ func (t *Txn) Read(dest []byte, off int64) ([]byte, error) {
 	return Window(data, off, len(dest)), nil
 }
 
+// settle waits, after a write through a control, until the kernel was
+// told what it changed, for a second at most.
+func (v *View) settle() {
+	if v.notifying.Load() {
+		v.out.wait(time.Second)
+	}
+}
+
 // lineError places an error in the batch: "append: line 2: ...".
 func lineError(ctl string, n int, err error) error {
 	return fmt.Errorf("%s: line %d: %w", ctl, n, err)
-}
-
-// refusals keeps why recent writes to each session were refused: the
-// session's errors file.
-type refusals struct {
-	mu    sync.Mutex
-	lines map[string][]string // by session file path, oldest first
-	last  map[string]time.Time
-}
-
-// keepRefusals is how many lines an errors file keeps.
-const keepRefusals = 100
-
-func (rs *refusals) add(path, msg string) {
-	now := time.Now()
-	line := sessions.Now() + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.lines == nil {
-		rs.lines, rs.last = map[string][]string{}, map[string]time.Time{}
-	}
-	l := append(rs.lines[path], line)
-	if len(l) > keepRefusals {
-		l = append([]string(nil), l[len(l)-keepRefusals:]...)
-	}
-	rs.lines[path] = l
-	rs.last[path] = now
-}
-
-func (rs *refusals) get(path string) ([]byte, time.Time) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return []byte(strings.Join(rs.lines[path], "")), rs.last[path]
-}
-
-// refused records a refused write to the session.
-func (s sessionRef) refused(err error) {
-	s.v.refused.add(s.project+"/"+s.name, err.Error())
-	s.v.log.Warn(fmt.Sprintf("%s/%s: write refused: %v", s.project, s.name, err))
 }
 
 // change builds entries against the session's current state and appends
@@ -425,8 +398,6 @@ type sessionControl[P any] struct {
 var (
 	_ control     = sessionControl[*tree.PreparedLine]{}
 	_ stateCloser = (*sessionTxn)(nil)
-	_ control     = forkControl{}
-	_ control     = newControl{}
 )
 
 // sessionTxn is what a session control's check keeps of a transaction:
@@ -442,6 +413,9 @@ type sessionTxn struct {
 }
 
 func (x *sessionTxn) close() { x.out.Close() }
+
+// mayOpen: a write to name, leaf or append appends to the session file.
+func (c sessionControl[P]) mayOpen(who Caller) error { return c.s.mayChange(who) }
 
 // run appends the transaction's entries: those its checks built when the
 // session is still the version they were built against, else built again,
@@ -554,44 +528,3 @@ func (c sessionControl[P]) prepareAll(first int, lines [][]byte) ([]P, error) {
 func (c sessionControl[P]) refused(err error) { c.s.refused(err) }
 
 func (c sessionControl[P]) name() string { return c.ctl }
-
-// check plans the fork lines, after the transaction's earlier ones (the
-// session ids they take), creating nothing.
-func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
-	who := x.caller
-	if c.s.v.opts.ReadOnly {
-		return nil, ErrReadOnly
-	}
-	taken, _ := state.(map[string]bool)
-	if taken == nil {
-		taken = map[string]bool{}
-	}
-	err := c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
-		for i, l := range lines {
-			if _, err := c.plan(who, ss, l, taken); err != nil {
-				return lineError("fork", first+i+1, err)
-			}
-		}
-		return nil
-	})
-	return taken, err
-}
-
-// check plans the new lines, after the transaction's earlier ones,
-// creating nothing.
-func (c newControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
-	who := x.caller
-	if c.v.opts.ReadOnly {
-		return nil, ErrReadOnly
-	}
-	taken, _ := state.(map[string]bool)
-	if taken == nil {
-		taken = map[string]bool{}
-	}
-	for i, l := range lines {
-		if _, err := c.plan(who, l, taken); err != nil {
-			return nil, lineError("new", first+i+1, err)
-		}
-	}
-	return taken, nil
-}

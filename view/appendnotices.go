@@ -10,26 +10,6 @@ import (
 	"github.com/pifs/pifs/tree"
 )
 
-// What an append to a session tells the kernel: the views of the session
-// that show its whole state (info.json, context.json, the transcripts,
-// leaf, current, labels/...), and in the folders of one name per entry
-// (entries/, branches/, tree/) their attributes and listing and the names
-// the new entries take, never the names the kernel already holds there:
-// an entry's file never changes, and the path to an entry stays the same
-// while the file only grows. So an append costs what it added, however
-// many names of the session the kernel has looked up.
-
-// PerEntry tells whether a name of a session folder is a folder of one name
-// per entry (see Grew).
-func PerEntry(name string) bool {
-	for _, h := range heavyFolders {
-		if h == name {
-			return true
-		}
-	}
-	return false
-}
-
 // grownNotices is what the kernel must be told of a session whose file is
 // the same one as at the version c.Old, as long or longer at c.New. When
 // the session is held parsed and only grew since c.Old, that is what the

@@ -1,0 +1,279 @@
+package view
+
+import (
+	"math"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/pifs/pifs/cache"
+	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/render"
+	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
+)
+
+// entriesDir is entries/: every entry, one indented file each.
+type entriesDir struct {
+	inSession
+	ino names.Hash // what its files' numbers start with
+}
+
+func newEntriesDir(s sessionRef) *entriesDir {
+	return &entriesDir{inSession{s}, s.inoBase().With(entriesName)}
+}
+
+func (d *entriesDir) mtime() (time.Time, error) { return d.s.activity() }
+
+func entryFileName(id string) string { return names.EncodeIn(id, len(jsonExt)) + jsonExt }
+
+func (d *entriesDir) list() ([]Child, error) {
+	var out []Child
+	err := d.s.with(func(ss *session) error {
+		all := ss.Tree.Entries()
+		withID := 0
+		for _, e := range all {
+			if e.ID != "" {
+				withID++
+			}
+		}
+		// When ids repeat, the last entry of an id has its name.
+		unique := withID == ss.Tree.Len()
+		stats := entryStatsOf(d.s.v, ss)
+		out = make([]Child, 0, ss.Tree.Len())
+		for _, e := range all {
+			if e.ID != "" && (unique || ss.Tree.Node(e.ID).Entry == e) {
+				out = append(out, d.entry(e, stats))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *entriesDir) lookup(name string) (Child, error) {
+	base, ok := strings.CutSuffix(name, jsonExt)
+	if !ok {
+		return Child{}, ErrNotFound
+	}
+	var c Child
+	err := d.s.with(func(ss *session) error {
+		id, ok := findID(ss.Tree, base, len(jsonExt))
+		if !ok {
+			return ErrNotFound
+		}
+		c = d.entry(ss.Tree.Node(id).Entry, entryStatsOf(d.s.v, ss))
+		return nil
+	})
+	return c, err
+}
+
+func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) Child {
+	return entryChild(d.s, entryFileName(e.ID), entryIno(d.ino, e), e, stats)
+}
+
+func (d *entriesDir) entryFiles() {}
+
+// entryChild is the file of entry e in a folder, as listed or looked up
+// with the session's stats at hand: the node it makes takes them for its
+// first attributes, so that READDIRPLUS, which asks them of every name
+// just listed, finds neither the session nor the entry again.
+func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats entryStats) Child {
+	return Child{name, syscall.S_IFREG, ino, func() Node {
+		f := newEntryFile(s, e.ID)
+		f.listed, f.stat = e, stats.of(e)
+		return f
+	}}
+}
+
+// entryIno numbers the file of entry e in a folder whose numbers start
+// with base. The number includes the entry's offset, which tells apart two
+// entries with one id (the later wins): an entry file's number changes
+// with the line it shows, so the pages the kernel keeps of the earlier one
+// are never served for it.
+func entryIno(base names.Hash, e *sessions.Entry) uint64 {
+	return base.With(e.ID).WithInt(e.Offset).Ino()
+}
+
+// entryFile is one entry, indented. An entry never changes once written,
+// so the kernel may keep its pages.
+type entryFile struct {
+	inSession
+	id string
+	// listed is the entry as the folder that made the node saw it, with
+	// its stat: the first attributes (see entryChild), then forgotten,
+	// so that the node does not keep a version of the session alive.
+	listed *sessions.Entry
+	stat   *entryStat
+}
+
+func newEntryFile(s sessionRef, id string) *entryFile {
+	return &entryFile{inSession: inSession{s}, id: id}
+}
+
+func (f *entryFile) kept() {}
+
+func (f *entryFile) content() ([]byte, time.Time, error) {
+	return f.s.renderEntry(f.id, "entry\x00"+f.id, func(ss *session) []byte { return render.Indent(nil, ss.Tree.Node(f.id).Raw) }, nil)
+}
+
+// size counts the indented entry without making it: `ls -l entries/`
+// renders nothing.
+func (f *entryFile) size() (int64, time.Time, error) {
+	var n int64
+	var mt time.Time
+	var err error
+	if e, st := f.listed, f.stat; e != nil {
+		f.listed, f.stat = nil, nil
+		n, mt = st.size(e), st.mtime(e)
+	} else {
+		err = f.s.with(func(ss *session) error {
+			node := ss.Tree.Node(f.id)
+			if node == nil {
+				return ErrNotFound
+			}
+			st := entryStatsOf(f.s.v, ss).of(node.Entry)
+			n, mt = st.size(node.Entry), st.mtime(node.Entry)
+			return nil
+		})
+	}
+	if err == nil && mt.IsZero() {
+		mt, err = f.s.activity()
+	}
+	return n, mt, err
+}
+
+// entryStats is what stat shows of the entry files of one version of a
+// session, by the entries' Seq, counted when first asked: an entry has a
+// file in entries/, in every branches/<id>/ whose path holds it and in
+// tree/, and `ls -l` of each counts its size and reads its timestamp once.
+type entryStats []entryStat
+
+// entryStat is an entry file's size and mtime (UnixNano); 0 for what is
+// not counted yet, noMtime for an entry without a valid timestamp. A node
+// made by a listing reads it without the session's lock (see entryChild):
+// its fields are atomic, and two that count at once count alike.
+type entryStat struct{ sizeN, mtimeN atomic.Int64 }
+
+const noMtime = math.MinInt64
+
+func entryStatsOf(v *View, ss *session) entryStats {
+	return cache.Rendered(v.cache, ss, "entry stats", func(t entryStats) int64 { return int64(len(t)) * int64(unsafe.Sizeof(entryStat{})) },
+		func() entryStats {
+			n := 0
+			if es := ss.Tree.Entries(); len(es) > 0 {
+				n = es[len(es)-1].Seq + 1
+			}
+			return make(entryStats, n)
+		})
+}
+
+// of is e's place in the table (nil when it has none, which counts
+// every time).
+func (t entryStats) of(e *sessions.Entry) *entryStat {
+	if e.Seq < 0 || e.Seq >= len(t) {
+		return nil
+	}
+	return &t[e.Seq]
+}
+
+// size is the size of e's file: e indented.
+func (s *entryStat) size(e *sessions.Entry) int64 {
+	if s == nil {
+		return int64(render.IndentSize(e.Raw))
+	}
+	n := s.sizeN.Load()
+	if n == 0 {
+		n = int64(render.IndentSize(e.Raw))
+		s.sizeN.Store(n)
+	}
+	return n
+}
+
+// mtime is the mtime of e's file: its timestamp (zero when not valid).
+func (s *entryStat) mtime(e *sessions.Entry) time.Time {
+	if s == nil {
+		return entryMtime(e)
+	}
+	mt := s.mtimeN.Load()
+	if mt == 0 {
+		mt = noMtime
+		if t := entryMtime(e); !t.IsZero() {
+			mt = t.UnixNano()
+		}
+		s.mtimeN.Store(mt)
+	}
+	if mt == noMtime {
+		return time.Time{}
+	}
+	return time.Unix(0, mt)
+}
+
+// eachID calls fn for the id of every entry that has one, until it returns
+// true.
+func eachID(t *tree.Tree) func(fn func(string) bool) {
+	return func(fn func(string) bool) {
+		for _, e := range t.Entries() {
+			if e.ID != "" && fn(e.ID) {
+				return
+			}
+		}
+	}
+}
+
+// findID resolves a name spelled with room bytes left to an entry id.
+func findID(t *tree.Tree, name string, room int) (string, bool) {
+	return names.Match(name, room, func(id string) bool { return t.Node(id) != nil }, eachID(t))
+}
+
+// labels returns the labels by name, the newest of a text first.
+func labels(t *tree.Tree) (spelled []string, texts map[string]string) {
+	texts = map[string]string{}
+	for _, id := range t.LabelsNewestFirst() {
+		l, _ := t.Label(id)
+		name := names.Encode(l.Text)
+		if _, ok := texts[name]; !ok {
+			texts[name] = l.Text
+			spelled = append(spelled, name)
+		}
+	}
+	return spelled, texts
+}
+
+// resolveRef finds the entry a user names: an id (also one built earlier in
+// the batch), a label, or a name the mount shows for an entry, alone or at
+// the end of a path (entries/<id>.json, branches/<id>, labels/<label>).
+// Surrounding blanks are forgiven.
+func resolveRef(t *tree.Tree, b *tree.Builder, ref string) (string, bool) {
+	trimmed := strings.TrimSpace(ref)
+	for _, r := range []string{ref, trimmed} {
+		if r == "" {
+			continue
+		}
+		if b != nil && b.Has(r) {
+			return r, true
+		}
+		if id, ok := t.Resolve(r); ok {
+			return id, true
+		}
+	}
+	base := strings.TrimRight(trimmed, "/")
+	base = base[strings.LastIndexByte(base, '/')+1:]
+	if base == "" {
+		return "", false
+	}
+	if name, ok := strings.CutSuffix(base, jsonExt); ok {
+		if id, ok := findID(t, name, len(jsonExt)); ok {
+			return id, true
+		}
+	}
+	if id, ok := findID(t, base, 0); ok {
+		return id, true
+	}
+	if _, texts := labels(t); texts[base] != "" {
+		return t.Resolve(texts[base])
+	}
+	return "", false
+}

@@ -1,0 +1,123 @@
+package view
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/sessions"
+)
+
+// The names of the mount's own files and folders, and which names of the
+// store's can be project and session folders.
+
+// Names at the root and in a project folder.
+const (
+	activeName = "active"
+	eventsName = "events"
+	trashName  = "trash"
+	byIDName   = "by-id"
+	byCwdName  = "by-cwd"
+	newName    = "new"
+	cwdName    = "cwd"
+	latestName = "latest"
+	usageName  = "usage"
+	byNameName = "by-name"
+)
+
+// rootNames are the root's own names (no project folder can take them);
+// projectNames a project folder's (no session file can take them).
+var (
+	rootNames    = map[string]bool{byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true, eventsName: true, activeName: true}
+)
+
+// Names in a session folder.
+const (
+	sessionFileName = "session.jsonl"
+	headerName      = "header.json"
+	infoName        = "info.json"
+	contextName     = "context.json"
+	transcriptName  = "transcript.md"
+	htmlName        = "transcript.html"
+	nameName        = "name"
+	leafName        = "leaf"
+	appendName      = "append"
+	forkName        = "fork"
+	errorsName      = "errors"
+	currentName     = "current"
+	entriesName     = "entries"
+	branchesName    = "branches"
+	treeName        = "tree"
+	labelsName      = "labels"
+	imagesName      = "images"
+	parentName      = "parent"
+	forksName       = "forks"
+	promptsName     = "prompts.txt"
+)
+
+// jsonExt ends the names of entry files.
+const jsonExt = ".json"
+
+// ActiveWindow is how recently a session's file must have been written for
+// the session to be in active/.
+const ActiveWindow = 10 * time.Minute
+
+// validProject tells whether a name can be a project folder in the mount.
+func validProject(name string) bool {
+	return name != "" && name != "." && name != ".." && !rootNames[name] && !strings.ContainsRune(name, 0)
+}
+
+// validSessionName tells whether a session file name (without .jsonl) can
+// be a session folder: names of a project folder's own files are taken.
+func validSessionName(name string) bool {
+	return name != "" && !projectNames[name]
+}
+
+// validTrashName tells whether a name in the trash can be a trashed
+// session's folder.
+func validTrashName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+}
+
+// inTrash tells whether n is a value of a trashed session.
+func inTrash(n Node) bool { return n.scope().project == trashName }
+
+// projectErrorsKey is the key of a project's errors file (refusals).
+func projectErrorsKey(project string) string { return project + "/" }
+
+// pathFileName names an entry by its position on the root→entry path, its
+// kind and its id: NNNN-<kind>-<id>.json. A kind over 32 bytes is hashed
+// like a long id.
+func pathFileName(pos int, e *sessions.Entry) string {
+	var buf [20]byte
+	num := strconv.AppendInt(buf[:0], int64(pos), 10)
+	pad := max(0, 4-len(num))
+	kind := names.EncodeIn(e.Kind(), names.MaxLen-32)
+	room := pad + len(num) + 1 + len(kind) + 1 + len(jsonExt)
+	id := names.EncodeIn(e.ID, room)
+	var b strings.Builder
+	b.Grow(room + len(id))
+	b.WriteString("0000"[:pad])
+	b.Write(num)
+	b.WriteByte('-')
+	b.WriteString(kind)
+	b.WriteByte('-')
+	b.WriteString(id)
+	b.WriteString(jsonExt)
+	return b.String()
+}
+
+// namePos reads the position at the start of a path file name.
+func namePos(name string) (int, bool) {
+	i := strings.IndexByte(name, '-')
+	if i < 4 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(name[:i])
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}

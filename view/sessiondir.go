@@ -1,0 +1,111 @@
+package view
+
+import (
+	"errors"
+	"syscall"
+	"time"
+
+	"github.com/pifs/pifs/tree"
+)
+
+// sessionDir is one session: its file, views of it, and its controls.
+type sessionDir struct{ inSession }
+
+func newSessionDir(v *View, project, name string) *sessionDir {
+	return &sessionDir{inSession{sessionRef{v, project, name}}}
+}
+
+func (d *sessionDir) mtime() (time.Time, error) { return d.s.activity() }
+
+// sessionFiles is a session folder's files, declared once: the listing and
+// the lookup both read it. current is listed only while there is a leaf.
+var sessionFiles = []struct {
+	name string
+	mode uint32
+	make func(s sessionRef) Node
+}{
+	{sessionFileName, syscall.S_IFREG, func(s sessionRef) Node { return newSessionFile(s) }},
+	{headerName, syscall.S_IFREG, func(s sessionRef) Node { return newHeaderFile(s) }},
+	{infoName, syscall.S_IFREG, func(s sessionRef) Node { return newInfoFile(s) }},
+	{contextName, syscall.S_IFREG, func(s sessionRef) Node { return newContextFile(s, "", false) }},
+	{transcriptName, syscall.S_IFREG, func(s sessionRef) Node { return newTranscriptFile(s, "", false) }},
+	{htmlName, syscall.S_IFREG, func(s sessionRef) Node { return newHTMLFile(s, "", false) }},
+	{nameName, syscall.S_IFREG, func(s sessionRef) Node { return newNameFile(s) }},
+	{leafName, syscall.S_IFREG, func(s sessionRef) Node { return newLeafFile(s) }},
+	{appendName, syscall.S_IFREG, func(s sessionRef) Node { return newAppendFile(s) }},
+	{forkName, syscall.S_IFREG, func(s sessionRef) Node { return newForkFile(s) }},
+	{errorsName, syscall.S_IFREG, func(s sessionRef) Node { return newErrorsFile(s) }},
+	{entriesName, syscall.S_IFDIR, func(s sessionRef) Node { return newEntriesDir(s) }},
+	{branchesName, syscall.S_IFDIR, func(s sessionRef) Node { return newBranchesDir(s) }},
+	{treeName, syscall.S_IFDIR, func(s sessionRef) Node { return newSegmentDir(s, "") }},
+	{labelsName, syscall.S_IFDIR, func(s sessionRef) Node { return newLabelsDir(s) }},
+	{imagesName, syscall.S_IFDIR, func(s sessionRef) Node { return newImagesDir(s, "") }},
+	{currentName, syscall.S_IFLNK, func(s sessionRef) Node { return newCurrentLink(s) }},
+	{tree.FilterDefault.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterDefault) }},
+	{tree.FilterNoTools.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterNoTools) }},
+	{tree.FilterUserOnly.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterUserOnly) }},
+	{tree.FilterLabeledOnly.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterLabeledOnly) }},
+	{tree.FilterAll.FileName(), syscall.S_IFREG, func(s sessionRef) Node { return newTreeViewFile(s, tree.FilterAll) }},
+	{promptsName, syscall.S_IFREG, func(s sessionRef) Node { return newPromptsFile(s) }},
+	{parentName, syscall.S_IFLNK, func(s sessionRef) Node { return newParentLink(s) }},
+	{forksName, syscall.S_IFDIR, func(s sessionRef) Node { return newForksDir(s) }},
+}
+
+func (d *sessionDir) list() ([]Child, error) {
+	if _, err := d.s.meta(); err != nil {
+		return nil, err
+	}
+	d.s.v.cache.FolderListed(d.s.project, d.s.name)
+	out := make([]Child, 0, len(sessionFiles))
+	for _, e := range sessionFiles {
+		c, err := d.lookup(e.name)
+		if errors.Is(err, ErrNotFound) && (e.name == currentName || e.name == parentName) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (d *sessionDir) lookup(name string) (Child, error) {
+	s := d.s
+	for _, e := range sessionFiles {
+		if e.name != name {
+			continue
+		}
+		ino := s.ino(name)
+		if name == currentName {
+			leaf, err := s.leaf()
+			if err != nil {
+				return Child{}, err
+			}
+			if leaf == "" {
+				return Child{}, ErrNotFound
+			}
+			// A new leaf is a new link to the kernel, which keeps
+			// link targets.
+			ino = s.ino(name, leaf)
+		}
+		if name == parentName {
+			p, err := s.parent()
+			if err != nil {
+				return Child{}, err
+			}
+			// A parent found again elsewhere is a new link to the kernel.
+			ino = s.ino(name, p.Project, p.Name)
+		}
+		make := e.make
+		return Child{name, e.mode, ino, func() Node { return make(s) }}, nil
+	}
+	return Child{}, ErrNotFound
+}
+
+// gathers: a session folder holds parent, a link to another session,
+// when its session was forked from one in the store.
+func (d *sessionDir) gathers() bool {
+	_, err := d.s.parent()
+	return err == nil
+}
