@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pifs/pifs/internal/access"
 )
 
 // What a caller may do to the store through the mount, checked against
@@ -14,11 +16,11 @@ import (
 
 // searchDown checks that w may search every folder from the store down
 // to dir, both included; dir must be the store or inside it.
-func (v *View) searchDown(w who, dir string) error {
+func (v *View) searchDown(w access.Who, dir string) error {
 	store := filepath.Clean(v.opts.SessionsDir)
 	rel, err := filepath.Rel(store, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return errAccess("%s is outside the sessions directory %s", dir, store)
+		return access.Errorf("%s is outside the sessions directory %s", dir, store)
 	}
 	p := store
 	parts := []string{}
@@ -26,12 +28,12 @@ func (v *View) searchDown(w who, dir string) error {
 		parts = strings.Split(rel, "/")
 	}
 	for i := 0; ; i++ {
-		o, err := lstatOwner(p)
+		o, err := access.LstatOwner(p)
 		if err != nil {
 			return err
 		}
-		if !w.allows(o, maySearch) {
-			return errAccess("user %d may not search %s (mode %04o, owner %d:%d)", w.uid, p, o.Perm, o.Uid, o.Gid)
+		if !w.Allows(o, access.Search) {
+			return access.Errorf("user %d may not search %s (mode %04o, owner %d:%d)", w.Uid, p, o.Perm, o.Uid, o.Gid)
 		}
 		if i == len(parts) {
 			return nil
@@ -44,9 +46,9 @@ func (v *View) searchDown(w who, dir string) error {
 // (made first when it is not there): it returns the folders that must be
 // made, outermost first.
 func (v *View) mayCreateIn(c Caller, dir string) ([]string, error) {
-	w := c.who()
-	if !w.root() && w.uid != v.uid && v.uid != 0 {
-		return nil, errAccess("pifs runs as user %d and cannot create a file that belongs to user %d; mount the store as that user, or as root", v.uid, w.uid)
+	w := c.Who()
+	if !w.Root() && w.Uid != v.uid && v.uid != 0 {
+		return nil, access.Errorf("pifs runs as user %d and cannot create a file that belongs to user %d; mount the store as that user, or as root", v.uid, w.Uid)
 	}
 	dir = filepath.Clean(dir)
 	var missing []string
@@ -69,24 +71,24 @@ func (v *View) mayCreateIn(c Caller, dir string) ([]string, error) {
 	if err := v.searchDown(w, at); err != nil {
 		return nil, err
 	}
-	o, err := lstatOwner(at)
+	o, err := access.LstatOwner(at)
 	if err != nil {
 		return nil, err
 	}
-	if !w.allows(o, mayWrite|maySearch) {
-		return nil, errAccess("user %d may not create files in %s (mode %04o, owner %d:%d): pifs creates for a user only what the user could create in the store", w.uid, at, o.Perm, o.Uid, o.Gid)
+	if !w.Allows(o, access.Write|access.Search) {
+		return nil, access.Errorf("user %d may not create files in %s (mode %04o, owner %d:%d): pifs creates for a user only what the user could create in the store", w.Uid, at, o.Perm, o.Uid, o.Gid)
 	}
 	return missing, nil
 }
 
 // mayAppend checks that caller c may write to the session file at path.
 func (v *View) mayAppend(c Caller, path string) error {
-	return v.mayOpen(c, path, mayWrite, "write to")
+	return v.mayOpen(c, path, access.Write, "write to")
 }
 
-// mayRead checks that caller c may read the session file at path.
+// access.Read checks that caller c may read the session file at path.
 func (v *View) mayReadFile(c Caller, path string) error {
-	return v.mayOpen(c, path, mayRead, "read")
+	return v.mayOpen(c, path, access.Read, "read")
 }
 
 // opener is a control that checks its caller's rights when it is opened
@@ -96,19 +98,19 @@ type opener interface {
 }
 
 func (v *View) mayOpen(c Caller, path string, want uint32, what string) error {
-	w := c.who()
-	if w.root() {
+	w := c.Who()
+	if w.Root() {
 		return nil
 	}
 	if err := v.searchDown(w, filepath.Dir(path)); err != nil {
 		return err
 	}
-	o, err := lstatOwner(path)
+	o, err := access.LstatOwner(path)
 	if err != nil {
 		return err
 	}
-	if !w.allows(o, want) {
-		return errAccess("user %d may not %s %s (mode %04o, owner %d:%d)", w.uid, what, path, o.Perm, o.Uid, o.Gid)
+	if !w.Allows(o, want) {
+		return access.Errorf("user %d may not %s %s (mode %04o, owner %d:%d)", w.Uid, what, path, o.Perm, o.Uid, o.Gid)
 	}
 	return nil
 }
@@ -131,25 +133,39 @@ func (v *View) refuseTrashed(n Node, what string) error {
 	return err
 }
 
+// Who may read what: the mount shows each thing with the owner and the
+// permissions of what it shows in the store, so that with --allow-other
+// (and default_permissions) another user reaches exactly what the store
+// lets them reach. The root and by-id/, by-cwd/, usage/ are the store
+// folder's; a project folder and what it holds but its sessions are its
+// folder's; a session folder and every file and folder in it are its
+// session file's. Folders get x where they get r; files keep only r, but
+// for controls and labels/, which keep the file's w bits (who may write
+// the file may write through them); a symlink is 0777 as always.
+//
+// A value's owner comes from its scope in a constant number of steps,
+// never from the folders above it: a lookup deep in tree/ costs what one
+// at the top does.
+
 // Owner is the owner of what a scope shows: a session's file, a
 // project's folder, the store's folder; where that cannot be read, the
 // scope above's, and at the top, the mount's own user with 0755.
 func (v *View) Owner(s Scope) Owner {
 	if s.session != "" {
 		if f, err := v.meta(s.project, s.session); err == nil {
-			return Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}
+			return Owner{Uid: f.Uid, Gid: f.Gid, Perm: uint32(f.Mode.Perm())}
 		}
 	}
 	if s.project != "" {
 		// A project that only flat files name shows the store's.
 		if path, ok := v.x.ProjectFolder(s.project); ok {
-			if o, ok := ownerOfPath(path); ok {
+			if o, ok := access.OwnerOfPath(path); ok {
 				return o
 			}
 		}
 	}
-	if o, ok := ownerOfPath(v.opts.SessionsDir); ok {
+	if o, ok := access.OwnerOfPath(v.opts.SessionsDir); ok {
 		return o
 	}
-	return Owner{v.uid, v.gid, 0o755}
+	return Owner{Uid: v.uid, Gid: v.gid, Perm: 0o755}
 }

@@ -191,7 +191,7 @@ func (c forkControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 // entry), an empty line (the whole session, pi's --fork), or
 // {"from","cwd","id","name"}.
 func (c forkControl) plan(who Caller, ss *session, line []byte, taken map[string]bool) (newSession, error) {
-	req, err := parseForkLine(line)
+	req, err := tree.ParseForkLine(line)
 	if err != nil {
 		return newSession{}, err
 	}
@@ -287,7 +287,7 @@ func (c newControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 }
 
 func (c newControl) plan(who Caller, line []byte, taken map[string]bool) (newSession, error) {
-	so, err := parseNewLine(line, c.project != "")
+	so, err := tree.ParseNewLine(line, c.project != "")
 	if err != nil {
 		return newSession{}, err
 	}

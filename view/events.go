@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pifs/pifs/events"
+	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
 )
@@ -44,7 +45,7 @@ func (v *View) Events(s Streamer, c Caller) (*events.Reader, error) {
 	}
 	var sees func(sessions.Change) bool
 	if v.opts.Shared {
-		if w := c.who(); !w.root() {
+		if w := c.Who(); !w.Root() {
 			sees = func(ch sessions.Change) bool { return v.seesChange(w, ch) }
 		}
 	}
@@ -70,12 +71,12 @@ func (v *View) CloseEvents() { v.events.Close() }
 // w's sight of the index as it is now (worked out once per identity and
 // version of the index); a session gone from the index (removed, trashed)
 // by the owner and mode its file had and the folder it was in.
-func (v *View) seesChange(w who, c sessions.Change) bool {
+func (v *View) seesChange(w access.Who, c sessions.Change) bool {
 	if c.New == nil {
 		if c.Old == nil {
 			return false
 		}
-		return w.allows(Owner{c.Old.Uid, c.Old.Gid, uint32(c.Old.Mode.Perm())}, mayRead) &&
+		return w.Allows(Owner{Uid: c.Old.Uid, Gid: c.Old.Gid, Perm: uint32(c.Old.Mode.Perm())}, access.Read) &&
 			v.searchDown(w, filepath.Dir(c.Old.Path)) == nil
 	}
 	return v.sightFor(w).sees(c.New)

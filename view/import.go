@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/sessions"
 )
@@ -67,7 +68,7 @@ func (v *View) Import(f Folder, name string, c Caller) (*Import, Child, error) {
 	if p, ok := x.ProjectFolder(d.project); ok && !v.opts.Flat {
 		dir = p
 	}
-	if err := mayChangeIn(c, dir, ""); err != nil {
+	if err := access.MayChangeIn(c, dir, ""); err != nil {
 		return fail(err)
 	}
 	tmp, err := x.ImportTemp(v.opts.Flat, d.project)

@@ -1,5 +1,16 @@
 package view
 
+// What a folder does with the changes a user asks of it: the mount only
+// reads, but for labels/ (ln -s, rm), and every other change is refused
+// with EROFS (ErrReadOnly); a refusal inside a session says why in its
+// errors file where the user may not know (an editor saving a new file).
+//
+// How `rm -rf` of a session folder changes nothing: it removes what it
+// finds in listing order, so it is refused something else of the session
+// (append comes first) before it reaches labels/. A label is cleared by
+// unlinking it, unless the same process was refused removing anything else
+// of that session in the last removalWindow.
+
 // Create refuses a new file in f; in a session folder the refusal says
 // what to do, for sed -i and editors that save a new file and rename it
 // over a control.

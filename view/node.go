@@ -112,9 +112,9 @@ type Attr struct {
 	Uid, Gid uint32
 }
 
-// apply sets the owner and permissions of a, whose mode holds the kind and
-// the permissions pifs gives it, from o.
-func (o Owner) apply(a *Attr) {
+// applyOwner sets the owner and permissions of a, whose mode holds the
+// kind and the permissions pifs gives it, from o.
+func applyOwner(o Owner, a *Attr) {
 	kind, base := a.Mode&syscall.S_IFMT, a.Mode&0o777
 	read := o.Perm & 0o444
 	perm := read

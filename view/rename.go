@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pifs/pifs/events"
+	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/trash"
 	"github.com/pifs/pifs/sessions"
 )
@@ -74,7 +75,7 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	if newName != name {
 		return fail(refuse(ErrReadOnly, "mv %s/%s trash/%s: a session keeps its name in the trash; mv MOUNT/%s/%s MOUNT/trash/", from.project, name, newName, from.project, name))
 	}
-	if err := mayChangeIn(c, filepath.Dir(f.Path), f.Path); err != nil {
+	if err := access.MayChangeIn(c, filepath.Dir(f.Path), f.Path); err != nil {
 		return fail(err)
 	}
 	tr, err := v.trash.get()
@@ -132,10 +133,10 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	if to.project != t.Project || (newName != t.Name && newName != name) {
 		return fail(refuse(ErrReadOnly, "mv trash/%s %s/%s: a trashed session goes back only where it was: mv MOUNT/trash/%s MOUNT/%s/", name, to.project, newName, name, t.Project))
 	}
-	if err := mayChangeIn(c, filepath.Dir(t.Original), ""); err != nil {
+	if err := access.MayChangeIn(c, filepath.Dir(t.Original), ""); err != nil {
 		return fail(err)
 	}
-	if err := mayChangeIn(c, filepath.Dir(t.File()), t.File()); err != nil {
+	if err := access.MayChangeIn(c, filepath.Dir(t.File()), t.File()); err != nil {
 		return fail(err)
 	}
 	tr, err := v.trash.get()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pifs/pifs/cache"
+	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/usage"
 )
@@ -63,7 +64,7 @@ type sight struct {
 
 	// who is whose sight it is; nil for everything, the sight of root
 	// (or of anyone on a mount only its user may enter).
-	who *who
+	who *access.Who
 	// trashed tells, per trash directory, whether who may search its
 	// files/ folder, once asked.
 	trashMu sync.Mutex

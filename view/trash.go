@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/names"
 )
 
@@ -35,7 +36,7 @@ func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
 		return c, true
 	}
 	e, f, err := d.s.v.trash.entry(d.s.name)
-	if err != nil || !s.who.allows(Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}, mayRead) {
+	if err != nil || !s.who.Allows(Owner{Uid: f.Uid, Gid: f.Gid, Perm: uint32(f.Mode.Perm())}, access.Read) {
 		return c, false
 	}
 	dir := filepath.Dir(e.t.File())
@@ -43,7 +44,7 @@ func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
 	defer s.trashMu.Unlock()
 	ok, known := s.trashed[dir]
 	if !known {
-		ok = searchFromTop(*s.who, dir) == nil
+		ok = access.SearchFromTop(*s.who, dir) == nil
 		if s.trashed == nil {
 			s.trashed = map[string]bool{}
 		}

@@ -4,6 +4,8 @@ import (
 	"hash/fnv"
 	"path/filepath"
 	"slices"
+
+	"github.com/pifs/pifs/internal/access"
 )
 
 // sightOf is what caller c sees. On a mount only its own user may enter
@@ -12,16 +14,16 @@ func (v *View) sightOf(c Caller) *sight {
 	if !v.opts.Shared {
 		return everything
 	}
-	return v.sightFor(c.who())
+	return v.sightFor(c.Who())
 }
 
 // sightFor is what identity w sees at the index's current version.
-func (v *View) sightFor(w who) *sight {
-	if w.root() {
+func (v *View) sightFor(w access.Who) *sight {
+	if w.Root() {
 		return everything
 	}
 	gen := v.x.Gen()
-	k := w.key()
+	k := w.Key()
 	ss := &v.sights
 	ss.mu.Lock()
 	if ss.by == nil || ss.gen != gen || len(ss.by) >= maxSights {
@@ -43,7 +45,7 @@ func (v *View) sightFor(w who) *sight {
 
 // newSight works out what w sees: each session file's mode and owner as
 // the index knows them, and one stat per folder that holds session files.
-func (v *View) newSight(w who) *sight {
+func (v *View) newSight(w access.Who) *sight {
 	v.sighted.Add(1)
 	folders := map[string]bool{} // may w search the folder
 	s := &sight{hidden: map[string]bool{}, who: &w}
@@ -54,7 +56,7 @@ func (v *View) newSight(w who) *sight {
 			ok = v.searchDown(w, dir) == nil
 			folders[dir] = ok
 		}
-		if !ok || !w.allows(Owner{f.Uid, f.Gid, uint32(f.Mode.Perm())}, mayRead) {
+		if !ok || !w.Allows(Owner{Uid: f.Uid, Gid: f.Gid, Perm: uint32(f.Mode.Perm())}, access.Read) {
 			s.hidden[f.Path] = true
 		}
 	}

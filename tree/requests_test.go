@@ -1,4 +1,4 @@
-package view
+package tree
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 // isRefusal checks that err refuses with kind and says msg.
 func isRefusal(t *testing.T, err, kind error, msg string) {
 	t.Helper()
-	var r *refusal
+	var r *Refusal
 	switch {
 	case err == nil:
 		t.Errorf("accepted; want %v: %s", kind, msg)
@@ -25,18 +25,18 @@ func isRefusal(t *testing.T, err, kind error, msg string) {
 func TestParseForkLine(t *testing.T) {
 	good := []struct {
 		line string
-		want forkRequest
+		want ForkRequest
 	}{
-		{``, forkRequest{}},
-		{` `, forkRequest{}},
-		{`u1`, forkRequest{From: "u1"}},
-		{` entries/u1.json `, forkRequest{From: " entries/u1.json "}},
-		{`{"from":"u1","cwd":"/a/../b/","id":"I","name":"N"}`, forkRequest{From: "u1", sessionOptions: sessionOptions{Cwd: "/b", ID: "I", Name: "N", HasName: true}}},
-		{`{"from":null,"name":null,"id":null}`, forkRequest{}},
-		{`{"name":""}`, forkRequest{sessionOptions: sessionOptions{HasName: true}}},
+		{``, ForkRequest{}},
+		{` `, ForkRequest{}},
+		{`u1`, ForkRequest{From: "u1"}},
+		{` entries/u1.json `, ForkRequest{From: " entries/u1.json "}},
+		{`{"from":"u1","cwd":"/a/../b/","id":"I","name":"N"}`, ForkRequest{From: "u1", SessionOptions: SessionOptions{Cwd: "/b", ID: "I", Name: "N", HasName: true}}},
+		{`{"from":null,"name":null,"id":null}`, ForkRequest{}},
+		{`{"name":""}`, ForkRequest{SessionOptions: SessionOptions{HasName: true}}},
 	}
 	for _, c := range good {
-		got, err := parseForkLine([]byte(c.line))
+		got, err := ParseForkLine([]byte(c.line))
 		if err != nil || got != c.want {
 			t.Errorf("%q: got %+v, %v; want %+v", c.line, got, err, c.want)
 		}
@@ -52,7 +52,7 @@ func TestParseForkLine(t *testing.T) {
 		{`{"from":1}`, `"from" must be a string` + example},
 	}
 	for _, c := range bad {
-		_, err := parseForkLine([]byte(c.line))
+		_, err := ParseForkLine([]byte(c.line))
 		isRefusal(t, err, ErrInvalid, c.msg)
 	}
 }
@@ -61,17 +61,17 @@ func TestParseNewLine(t *testing.T) {
 	good := []struct {
 		line      string
 		inProject bool
-		want      sessionOptions
+		want      SessionOptions
 	}{
-		{`/a/b/`, false, sessionOptions{Cwd: "/a/b"}},
-		{"  /a \t", false, sessionOptions{Cwd: "/a"}},
-		{`{"cwd":"/x","id":"I","name":"N"}`, false, sessionOptions{Cwd: "/x", ID: "I", Name: "N", HasName: true}},
-		{``, true, sessionOptions{}},
-		{`{"id":"I","name":"N"}`, true, sessionOptions{ID: "I", Name: "N", HasName: true}},
-		{`{}`, true, sessionOptions{}},
+		{`/a/b/`, false, SessionOptions{Cwd: "/a/b"}},
+		{"  /a \t", false, SessionOptions{Cwd: "/a"}},
+		{`{"cwd":"/x","id":"I","name":"N"}`, false, SessionOptions{Cwd: "/x", ID: "I", Name: "N", HasName: true}},
+		{``, true, SessionOptions{}},
+		{`{"id":"I","name":"N"}`, true, SessionOptions{ID: "I", Name: "N", HasName: true}},
+		{`{}`, true, SessionOptions{}},
 	}
 	for _, c := range good {
-		got, err := parseNewLine([]byte(c.line), c.inProject)
+		got, err := ParseNewLine([]byte(c.line), c.inProject)
 		if err != nil || got != c.want {
 			t.Errorf("%q (in project %v): got %+v, %v; want %+v", c.line, c.inProject, got, err, c.want)
 		}
@@ -96,7 +96,7 @@ func TestParseNewLine(t *testing.T) {
 		{`{"name":false}`, true, `"name" must be a string; e.g. ` + project},
 	}
 	for _, c := range bad {
-		_, err := parseNewLine([]byte(c.line), c.inProject)
+		_, err := ParseNewLine([]byte(c.line), c.inProject)
 		isRefusal(t, err, ErrInvalid, c.msg)
 	}
 }
@@ -111,7 +111,7 @@ func FuzzParseLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		check := func(cwd string, err error) {
-			var r *refusal
+			var r *Refusal
 			if err != nil && !errors.As(err, &r) {
 				t.Fatalf("%q: %v is no refusal", line, err)
 			}
@@ -119,10 +119,10 @@ func FuzzParseLines(f *testing.F) {
 				t.Fatalf("%q: cwd %q taken", line, cwd)
 			}
 		}
-		r, err := parseForkLine(line)
+		r, err := ParseForkLine(line)
 		check(r.Cwd, err)
 		for _, inProject := range []bool{false, true} {
-			so, err := parseNewLine(line, inProject)
+			so, err := ParseNewLine(line, inProject)
 			check(so.Cwd, err)
 		}
 	})
