@@ -25,17 +25,17 @@ func TestReadAheadWithinBudget(t *testing.T) {
 			}
 			st := m.Stats()
 			t.Logf("cache %s: %d renderings made ahead, %d dropped unread, %d sessions left to the walk, %d parses",
-				c.name, st.AheadMade, st.AheadUnread, st.AheadGaveUp, st.Parsed)
-			if st.AheadUnread != 0 {
+				c.name, st.Cache.AheadMade, st.Cache.AheadUnread, st.Cache.AheadGaveUp, st.Cache.Parsed)
+			if st.Cache.AheadUnread != 0 {
 				t.Errorf("cache %s: %d of %d renderings made ahead were dropped before grep read them; want none",
-					c.name, st.AheadUnread, st.AheadMade)
+					c.name, st.Cache.AheadUnread, st.Cache.AheadMade)
 			}
 			// What the walk itself could not keep it parses again, but
 			// not session after session.
-			if st.Parsed > 2*40 {
-				t.Errorf("cache %s: grep -r over 40 sessions parsed %d", c.name, st.Parsed)
+			if st.Cache.Parsed > 2*40 {
+				t.Errorf("cache %s: grep -r over 40 sessions parsed %d", c.name, st.Cache.Parsed)
 			}
-			if c.bytes == 64<<20 && st.AheadMade == 0 {
+			if c.bytes == 64<<20 && st.Cache.AheadMade == 0 {
 				t.Errorf("cache %s: nothing was made ahead of grep -r", c.name)
 			}
 		})

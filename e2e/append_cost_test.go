@@ -50,19 +50,19 @@ func TestAppendCostFollowsChange(t *testing.T) {
 	tree := run(t, dir, "ls", "-lR", "tree")
 	run(t, dir, "cat", "info.json", "context.json", "transcript.md", "leaf")
 	run(t, dir, "ls", "-l", "..", "../by-name", "../usage")
-	if n := m.Stats().Nodes; n < 24000 {
+	if n := m.Stats().Cache.Nodes; n < 24000 {
 		t.Fatalf("the kernel holds %d nodes after the listings; want over 24,000", n)
 	}
 	costOf := func(what string, do func() string) string {
 		t.Helper()
-		before := m.NoticeStats()
+		before := m.Stats().Notices
 		id := do()
-		got := m.NoticeStats()
+		got := m.Stats().Notices
 		n, touched := got.Notifies-before.Notifies, got.Touched-before.Touched
 		t.Logf("%s: %d notifications, %d inodes looked at", what, n, touched)
 		if n > appendNoticeBound || touched > appendNoticeBound {
 			t.Errorf("%s with %d names held: %d notifications, %d inodes looked at; want at most %d each",
-				what, m.Stats().Nodes, n, touched, appendNoticeBound)
+				what, m.Stats().Cache.Nodes, n, touched, appendNoticeBound)
 		}
 		return id
 	}
@@ -84,14 +84,14 @@ func TestAppendCostFollowsChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := m.NoticeStats()
+		before := m.Stats().Notices
 		if _, err := f.WriteString(line); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()
 		eventually(t, "the watcher tells the kernel of the append", func() (bool, string) {
 			got := strings.TrimSpace(string(readMount(t, filepath.Join(dir, "leaf"))))
-			return got == id && m.NoticeStats().Notifies > before.Notifies, got
+			return got == id && m.Stats().Notices.Notifies > before.Notifies, got
 		})
 		time.Sleep(100 * time.Millisecond) // the rest of the watcher's notices
 		return id

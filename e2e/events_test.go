@@ -317,10 +317,10 @@ func TestEventsStuckReaders(t *testing.T) {
 		}
 	}
 	eventually(t, "every line made", func() (bool, string) {
-		st := m.EventStats()
+		st := m.Stats().Events
 		return st.Lines >= n, fmt.Sprintf("%+v", st)
 	})
-	st := m.EventStats()
+	st := m.Stats().Events
 	if st.MaxQueued > 2048 || st.Missed == 0 {
 		t.Fatalf("stats %+v: queues not bounded", st)
 	}
@@ -375,7 +375,7 @@ func TestEventsStuckReaders(t *testing.T) {
 		}
 		early++
 	}
-	if b := m.EventStats().Blocked; b != maxBlockedReads {
+	if b := m.Stats().Events.Blocked; b != maxBlockedReads {
 		t.Errorf("%d reads wait, want %d", b, maxBlockedReads)
 	}
 	if _, err := os.ReadFile(filepath.Join(mnt, fixProject, fixSession, "info.json")); err != nil {

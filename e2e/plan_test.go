@@ -53,7 +53,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 	}
 	// Only a walk done within the racy window can tell: on a machine so
 	// loaded that it took longer, the files are no longer racy when read.
-	if got := racy.Stats().FromPlan; got != 0 && time.Since(written) < 1500*time.Millisecond {
+	if got := racy.Stats().Cache.FromPlan; got != 0 && time.Since(written) < 1500*time.Millisecond {
 		t.Errorf("%d files of sessions written just before made from plans, want 0", got)
 	}
 	time.Sleep(2100 * time.Millisecond)
@@ -68,7 +68,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 		}
 		sizes[files[i]] = fi.Size()
 	}
-	parsed := m.Stats().Parsed
+	parsed := m.Stats().Cache.Parsed
 	if parsed != n {
 		t.Fatalf("the stats parsed %d times, want %d", parsed, n)
 	}
@@ -87,10 +87,10 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 			t.Fatalf("%s: %d bytes (stat said %d), differ from a parse's %d", p, len(data), sizes[p], len(want))
 		}
 	}
-	if got := m.Stats().Parsed - parsed; got != 0 {
+	if got := m.Stats().Cache.Parsed - parsed; got != 0 {
 		t.Errorf("reading %d files after their stats parsed %d sessions again, want 0", n, got)
 	}
-	if got := m.Stats().FromPlan; got < n/2 {
+	if got := m.Stats().Cache.FromPlan; got < n/2 {
 		t.Errorf("%d of %d files made from plans; the cache holds far fewer parses", got, n)
 	}
 
@@ -109,7 +109,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := m.Stats().Parsed
+	before := m.Stats().Cache.Parsed
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		data, err := os.ReadFile(files[0])
 		if err != nil {
@@ -122,7 +122,7 @@ func TestGlobGrepParsesOnce(t *testing.T) {
 			t.Fatal("context.json does not show the append after 5 s")
 		}
 	}
-	if m.Stats().Parsed == before {
+	if m.Stats().Cache.Parsed == before {
 		t.Error("the changed session was not parsed again")
 	}
 }

@@ -60,7 +60,7 @@ func TestTreeWalkLinearInForks(t *testing.T) {
 	const forks = 10000
 	store, folder := combSession(t, forks)
 	m, mnt := mountFS(t, fs.Options{SessionsDir: store})
-	before := m.Stats().ParentSteps
+	before := m.Stats().Cache.ParentSteps
 	// Paths reach 90 KB: print one byte per name, not the names.
 	out := run(t, filepath.Join(mnt, folder), "find", "tree", "-printf", "x")
 	entries := 2 * forks
@@ -69,7 +69,7 @@ func TestTreeWalkLinearInForks(t *testing.T) {
 	if got, want := len(out), entries+2*forks; got != want {
 		t.Fatalf("find tree listed %d names; want %d", got, want)
 	}
-	steps := m.Stats().ParentSteps - before
+	steps := m.Stats().Cache.ParentSteps - before
 	t.Logf("find tree over %d entries: %d parent links followed", entries, steps)
 	if steps > 4*int64(entries) {
 		t.Errorf("find tree over %d entries followed %d parent links; want at most %d (4 per entry)", entries, steps, 4*entries)

@@ -213,7 +213,7 @@ func TestTxnSpills(t *testing.T) {
 	if last := lastError(t, s); !strings.Contains(last, "bounded to 8 MiB") || !strings.Contains(last, "nothing of this transaction was written") {
 		t.Errorf("errors: %q", last)
 	}
-	held := m.Stats().TxnHeld
+	held := m.Stats().View.TxnHeld
 	t.Logf("16 MiB of short lines, refused at 8 MiB of entries: at most %d bytes held in memory", held)
 	if held > txnHeldBound {
 		t.Errorf("the transaction held %d bytes in memory at most; want at most %d", held, txnHeldBound)
@@ -250,7 +250,7 @@ print("done")
 	if len(added) != 5001 || !strings.Contains(added[0], `"id":"0th3r000"`) || !strings.Contains(added[1], `"parentId":"0th3r000"`) {
 		t.Fatalf("appended %d lines; want the other writer's, then 5000 chained under it; first two: %.300q", len(added), added[:min(2, len(added))])
 	}
-	if held := m.Stats().TxnHeld; held > txnHeldBound {
+	if held := m.Stats().View.TxnHeld; held > txnHeldBound {
 		t.Errorf("the transactions held %d bytes in memory at most; want at most %d", held, txnHeldBound)
 	}
 	noneLeft(t, tmp)
@@ -288,7 +288,7 @@ func TestTxnSpillsLarge(t *testing.T) {
 	if last := lastError(t, s); !strings.Contains(last, "bounded to 256 MiB") {
 		t.Errorf("errors: %q", last)
 	}
-	held := m.Stats().TxnHeld
+	held := m.Stats().View.TxnHeld
 	t.Logf("300 MB refused at 256 MiB: at most %d bytes of the transaction in memory; the process's peak %d MiB", held, hwm>>20)
 	if held > txnHeldBound {
 		t.Errorf("the transaction held %d bytes in memory at most; want at most %d", held, txnHeldBound)

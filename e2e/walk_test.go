@@ -13,11 +13,12 @@ import (
 
 	"github.com/pifs/pifs/fs"
 	"github.com/pifs/pifs/internal/gen"
+	"github.com/pifs/pifs/internal/persist"
 )
 
 // mountFS mounts o in a temporary folder, quietly, until the test ends,
 // and gives the fs.FS (for its counters) and the mountpoint.
-func mountFS(t *testing.T, o fs.Options) (*fs.FS, string) {
+func mountFS(t *testing.T, o fs.Options) (*mounted, string) {
 	t.Helper()
 	mnt := t.TempDir()
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -26,7 +27,7 @@ func mountFS(t *testing.T, o fs.Options) (*fs.FS, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Unmount() })
-	return m, mnt
+	return &mounted{m, t, mnt}, mnt
 }
 
 // genProject makes a store of one project, --home-user-NAME--, of n
@@ -52,11 +53,11 @@ func TestWalkParsesNothing(t *testing.T) {
 		t.Fatalf("find listed %d names", n)
 	}
 	run(t, mnt, "ls", "-R", "./--home-user-proj--/by-name", "./usage")
-	if n := m.Stats().Parsed; n != 0 {
+	if n := m.Stats().Cache.Parsed; n != 0 {
 		t.Errorf("find -maxdepth 3 parsed %d sessions; want none", n)
 	}
 	run(t, mnt, "stat", "./--home-user-proj--/latest/context.json", "./--home-user-proj--/latest/info.json")
-	if n := m.Stats().Parsed; n != 1 {
+	if n := m.Stats().Cache.Parsed; n != 1 {
 		t.Errorf("stat of two views of one session parsed %d sessions; want 1", n)
 	}
 }
@@ -82,11 +83,11 @@ func TestListingKeptByKernel(t *testing.T) {
 		return names
 	}
 	first := list()
-	before := m.Stats().Listings
+	before := m.Stats().View.Listings
 	for range 5 {
 		list()
 	}
-	if n := m.Stats().Listings - before; n != 0 {
+	if n := m.Stats().View.Listings - before; n != 0 {
 		t.Errorf("5 listings of an unchanged folder listed it %d times in pifs; want 0 (the kernel keeps it)", n)
 	}
 	// Another program adds a session.
@@ -147,7 +148,7 @@ func TestWalkNodesWithinBudget(t *testing.T) {
 		t.Fatalf("find listed %d names", got)
 	}
 	eventually(t, "the nodes held fit the cache", func() (bool, string) {
-		held := m.Stats().Nodes
+		held := m.Stats().Cache.Nodes
 		return held*512 <= cache, fmt.Sprintf("%d nodes held (%d MB by the count) for a %d MB cache", held, held*512>>20, cache>>20)
 	})
 }
@@ -165,11 +166,11 @@ func TestManyNamesListedAlone(t *testing.T) {
 	if err != nil || len(dirs) != 1 {
 		t.Fatalf("entries/ folders: %v (%v)", dirs, err)
 	}
-	before := m.Stats().Nodes
+	before := m.Stats().Cache.Nodes
 	if got := len(lines(run(t, dirs[0], "ls", "-f"))); got != entries+2 {
 		t.Fatalf("ls -f entries/ gave %d names, want %d", got, entries+2)
 	}
-	if held := m.Stats().Nodes - before; held > 10 {
+	if held := m.Stats().Cache.Nodes - before; held > 10 {
 		t.Errorf("ls of %d entries made the kernel hold %d more nodes, want none", entries, held)
 	}
 	out := run(t, dirs[0], "ls", "-l")
@@ -204,11 +205,11 @@ func TestListingsStopAddingNodes(t *testing.T) {
 	}
 	st := m.Stats()
 	share := int64(cache/4*3/2) / 512
-	if listed := st.Nodes - st.Lookups; listed > share+100 {
-		t.Errorf("find made %d nodes, %d of them by lookups: %d from listings, want at most the share of %d", st.Nodes, st.Lookups, listed, share)
+	if listed := st.Cache.Nodes - st.View.Lookups; listed > share+100 {
+		t.Errorf("find made %d nodes, %d of them by lookups: %d from listings, want at most the share of %d", st.Cache.Nodes, st.View.Lookups, listed, share)
 	}
 	eventually(t, "the nodes held come back to their share", func() (bool, string) {
-		held := m.Stats().Nodes
+		held := m.Stats().Cache.Nodes
 		return held <= share+2048, fmt.Sprintf("%d nodes held, share %d", held, share)
 	})
 }
@@ -230,7 +231,7 @@ func TestWalkListsNamesAlone(t *testing.T) {
 		t.Fatalf("find listed %d entry files, want %d", got, n*entries)
 	}
 	// The first 3 sessions (walkRun) with attributes, then alone.
-	if alone := m.Stats().ListedNamesOnly; alone < (n-3)*entries {
+	if alone := m.Stats().View.ListedNamesOnly; alone < (n-3)*entries {
 		t.Errorf("find over %d sessions listed %d names alone, want at least %d", n, alone, (n-3)*entries)
 	}
 	names, err := filepath.Glob(filepath.Join(proj, "2025-*"))
@@ -239,12 +240,12 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	relisted := func(d string) {
 		t.Helper()
-		before := m.Stats().Listings
+		before := m.Stats().View.Listings
 		eventually(t, d+" listed again by pifs", func() (bool, string) {
 			if _, err := os.ReadDir(d); err != nil {
 				t.Fatal(err)
 			}
-			return m.Stats().Listings > before, "kept by the kernel"
+			return m.Stats().View.Listings > before, "kept by the kernel"
 		})
 	}
 	last := filepath.Join(names[n-1], "entries")
@@ -261,9 +262,9 @@ func TestWalkListsNamesAlone(t *testing.T) {
 	}
 	// Those stats were lookups of names listed alone: the next listing
 	// gives attributes.
-	alone := m.Stats().ListedNamesOnly
+	alone := m.Stats().View.ListedNamesOnly
 	relisted(filepath.Join(names[n-2], "entries"))
-	if got := m.Stats().ListedNamesOnly - alone; got != 0 {
+	if got := m.Stats().View.ListedNamesOnly - alone; got != 0 {
 		t.Errorf("after ls -l, the next listing gave %d names alone, want none", got)
 	}
 }
@@ -288,7 +289,6 @@ func TestRestartReadsNothing(t *testing.T) {
 	var first []string
 	for round := range 2 {
 		m, mnt := mountFS(t, fs.Options{SessionsDir: store, CacheDir: cacheDir})
-		x := m.Index()
 		for i, w := range walks {
 			out := run(t, mnt, w[0], w[1:]...)
 			if round == 0 {
@@ -297,12 +297,13 @@ func TestRestartReadsNothing(t *testing.T) {
 				t.Errorf("%v after a remount:\n%s\nbefore:\n%s", w, out, first[i])
 			}
 		}
-		xs := x.Stats()
+		st := m.Stats()
+		xs := st.Index
 		if round == 0 && (xs.Headers == 0 || xs.Reads == 0) {
 			t.Fatalf("the first mount read %d headers, %d tails, names or records: the walks read nothing to keep", xs.Headers, xs.Reads)
 		}
 		if round == 1 {
-			if parsed := m.Stats().Parsed; xs.Headers != 0 || xs.Reads != 0 || parsed != 0 {
+			if parsed := st.Cache.Parsed; xs.Headers != 0 || xs.Reads != 0 || parsed != 0 {
 				t.Errorf("after a remount: %d headers, %d tails, names or records read, %d sessions parsed; want none", xs.Headers, xs.Reads, parsed)
 			}
 			if xs.FromCache == 0 {
@@ -311,10 +312,10 @@ func TestRestartReadsNothing(t *testing.T) {
 			// A folder's records are read at once, and the small facts
 			// the views ask for (sizes) come with them: not a look-up in
 			// the cache per file.
-			cs := m.Cache().Stats()
-			if gets := cs.Gets.Load(); gets*4 > xs.FromCache || cs.FolderRecords.Load() < xs.FromCache {
+			cs := st.Persist
+			if cs.Gets*4 > xs.FromCache || cs.FolderRecords < xs.FromCache {
 				t.Errorf("after a remount: %d look-ups in the cache and %d folder scans giving %d records for %d files taken from it; want the files' records from the scans, and few look-ups",
-					gets, cs.Folders.Load(), cs.FolderRecords.Load(), xs.FromCache)
+					cs.Gets, cs.Folders, cs.FolderRecords, xs.FromCache)
 			}
 		}
 		if err := m.Unmount(); err != nil {
@@ -339,7 +340,11 @@ func TestBadCache(t *testing.T) {
 		if err := m.Unmount(); err != nil {
 			t.Fatal(err)
 		}
-		return m.Cache().Path()
+		abs, err := filepath.Abs(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return persist.FileName(dir, abs)
 	}
 	tmpfs := func(t *testing.T, size string) string {
 		dir := t.TempDir()
@@ -444,7 +449,7 @@ func TestLsCountsTreeViewsOnce(t *testing.T) {
 		if round == 1 {
 			want = 0
 		}
-		if got := m.Stats().TreeCounts; got != want {
+		if got := m.Stats().View.TreeCounts; got != want {
 			t.Errorf("round %d: ls -l of %d session folders counted the six views %d times, want %d", round, n, got, want)
 		}
 		sessions, err := filepath.Glob(filepath.Join(mnt, "--*", "2*"))

@@ -18,7 +18,6 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"github.com/pifs/pifs/events"
 	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/nodes"
 	"github.com/pifs/pifs/sessions"
@@ -277,6 +276,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, Shared: o.AllowOther, CacheBytes: inMemory,
 		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home, TxnBytes: o.TxnBytes})
 	v.Index().Keep(cache)
+	v.AddStats("persist", func() any { return cache.Stats() })
 	root := nodes.NewRoot(v, o.Logger)
 	f := &FS{Mountpoint: mountpoint, view: v, root: root, cache: cache, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
@@ -446,9 +446,6 @@ func (f *FS) stopped() {
 	})
 }
 
-// Cache is the mount's persistent cache (nil: none).
-func (f *FS) Cache() *persist.Cache { return f.cache }
-
 // buildID names this build of pifs for the persistent cache: facts that
 // another build took (its parser, its renderings may differ) are not
 // used. The executable's identity changes with every build.
@@ -491,15 +488,6 @@ func (f *FS) Detach() error {
 	return detach(canonical(f.Mountpoint))
 }
 
-// Stats are counts of the work the mount has done (see view.Stats).
-func (f *FS) Stats() view.Stats { return f.view.Stats() }
-
-// EventStats are counts of the events files' work (see events.Stats).
-func (f *FS) EventStats() events.Stats { return f.view.EventStats() }
-
-// Index is the store index the mount reads through.
-func (f *FS) Index() *sessions.Index { return f.view.Index() }
-
 // Watching says how the mount learns of changes to the store: "change
 // events (inotify)" or "polling every 500ms".
 func (f *FS) Watching() string { return f.watcher.Mode() }
@@ -507,7 +495,3 @@ func (f *FS) Watching() string { return f.watcher.Mode() }
 // Polls tells that the mount polls the store (asked for, or no change
 // events there).
 func (f *FS) Polls() bool { return !f.watcher.Events() }
-
-// NoticeStats count what keeping the kernel's caches in step with the
-// store cost (see nodes.NoticeStats).
-func (f *FS) NoticeStats() nodes.NoticeStats { return f.root.NoticeStats() }

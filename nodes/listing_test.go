@@ -131,6 +131,7 @@ func TestReaddirplusCost(t *testing.T) {
 	r, proj := testRoot(t, 1000, entries)
 	big := proj + "/big"
 	leaf := leafOf(t, r, big)
+	stats := statsReader(t, r.v)
 	for _, v := range []struct {
 		path string
 		deep bool
@@ -141,9 +142,9 @@ func TestReaddirplusCost(t *testing.T) {
 		{big + "/tree", true},
 	} {
 		d := folder(t, r, v.path)
-		before := r.v.Stats()
+		before := stats()
 		names, folders := readdirplus(t, d, v.deep)
-		after := r.v.Stats()
+		after := stats()
 		if names < 1000 {
 			t.Errorf("%s: %d names", v.path, names)
 		}
@@ -204,27 +205,28 @@ func TestReaddirplusKnownSizes(t *testing.T) {
 		}
 		return a.Size
 	}
-	parsed := r.v.Stats().Parsed
+	stats := statsReader(t, r.v)
+	parsed := stats().Parsed
 	for _, name := range costly {
 		if _, ok := list(0)[name]; ok {
 			t.Errorf("%s: attributes before its size was counted", name)
 		}
 	}
-	if n := r.v.Stats().Parsed - parsed; n != 0 {
+	if n := stats().Parsed - parsed; n != 0 {
 		t.Errorf("listing parsed %d sessions", n)
 	}
 	want := map[string]uint64{}
 	for _, name := range costly {
 		want[name] = stat(0, name)
 	}
-	parsed = r.v.Stats().Parsed
+	parsed = stats().Parsed
 	got := list(0)
 	for _, name := range costly {
 		if a, ok := got[name]; !ok || a.Size != want[name] || a.Ino == 0 {
 			t.Errorf("%s: READDIRPLUS gives %+v (%v), stat size %d", name, a, ok, want[name])
 		}
 	}
-	if n := r.v.Stats().Parsed - parsed; n != 0 {
+	if n := stats().Parsed - parsed; n != 0 {
 		t.Errorf("listing with known sizes parsed %d sessions", n)
 	}
 	// A walk whose next sessions were counted ahead keeps reading ahead

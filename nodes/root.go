@@ -49,6 +49,7 @@ func NewRoot(v *view.View, log *slog.Logger) *Root {
 	r := &Root{v: v, log: log}
 	r.fds.max = maxRawFds
 	r.dir = dir{r: r, f: v.Root()}
+	v.AddStats("notices", func() any { return &r.counts })
 	return r
 }
 

@@ -66,9 +66,8 @@ type Tree struct {
 	labelOrder []string
 	name       string
 	leafCtx    leafContext
-	// steps counts the parent links walks up the tree followed (see
-	// Stats); counter, when set, is told them too (see CountSteps).
-	steps   int64
+	// counter, when set, counts the parent links walks up the tree
+	// follow (see CountSteps).
 	counter *atomic.Int64
 	// exported holds what exports learnt of each entry (see export.go).
 	exported map[*sessions.Entry]exportLine
@@ -79,23 +78,14 @@ type Tree struct {
 	selectors selectors
 }
 
-// Stats are counts of the work a tree has done: the parent links its walks
-// up the tree followed (a path to the root, an entry's ancestor, the active
-// path of /tree). A test that guards the cost of lookups counts them.
-type Stats struct {
-	Steps int64
-}
-
-// Stats returns the tree's counts.
-func (t *Tree) Stats() Stats { return Stats{t.steps} }
-
-// CountSteps adds the steps this tree walks from now on to c as well, so
-// that a holder of many trees, which come and go, counts them all.
+// CountSteps adds the parent links this tree's walks up the tree follow
+// from now on (a path to the root, an entry's ancestor, the active path of
+// /tree) to c, so that a holder of many trees, which come and go, counts
+// them all; a test that guards the cost of lookups counts them.
 func (t *Tree) CountSteps(c *atomic.Int64) { t.counter = c }
 
 // walked counts n steps up the tree.
 func (t *Tree) walked(n int) {
-	t.steps += int64(n)
 	if t.counter != nil {
 		t.counter.Add(int64(n))
 	}

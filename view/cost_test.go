@@ -82,10 +82,9 @@ func TestBranchLookupCost(t *testing.T) {
 	v, proj := costStore(t, 0, entries)
 	s := sessionRef{v, proj, "big"}
 	var leaf string
-	var steps func() int64
+	steps := func() int64 { return statsOf(t, v).Cache.ParentSteps }
 	s.with(func(ss *session) error {
 		leaf = ss.Tree.LeafID()
-		steps = func() int64 { return ss.Tree.Stats().Steps }
 		return nil
 	})
 	d := newBranchDir(s, leaf)

@@ -69,6 +69,8 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return eventsChild(s.v, ""), nil
 	case activeName:
 		return activeChild(s.v, ""), nil
+	case pifsName:
+		return pifsChild(s.v), nil
 	}
 	if !s.v.hasProject(name) {
 		return Child{}, ErrNotFound

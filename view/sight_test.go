@@ -50,7 +50,7 @@ func TestReportsPerCallerCostNoScan(t *testing.T) {
 	if got := strings.Count(all, "\nid-") + strings.Count(all, ",id-"); got != n {
 		t.Fatalf("root's report holds %d sessions, want %d", got, n)
 	}
-	scanned := v.Stats().Scanned
+	scanned := statsOf(t, v).View.Scanned
 	for round := 0; round < 3; round++ {
 		for u := 0; u < users; u++ {
 			c := Caller{Uid: uint32(1000 + u), Gid: uint32(1000 + u)}
@@ -66,7 +66,7 @@ func TestReportsPerCallerCostNoScan(t *testing.T) {
 			}
 		}
 	}
-	st := v.Stats()
+	st := statsOf(t, v).View
 	if st.Scanned != scanned {
 		t.Errorf("the reports per user scanned %d sessions more; want none", st.Scanned-scanned)
 	}

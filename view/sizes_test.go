@@ -29,11 +29,11 @@ func TestSizesKeptWithVersion(t *testing.T) {
 	}
 	// The parse leaves the cache.
 	s.with(func(ss *session) error { v.cache.Drop(ss); return nil })
-	parsed := v.Stats().Parsed
+	parsed := statsOf(t, v).Cache.Parsed
 	if again, _, err := f.size(); err != nil || again != n {
 		t.Fatalf("size after eviction: %d, %v; want %d", again, err, n)
 	}
-	if p := v.Stats().Parsed - parsed; p != 0 {
+	if p := statsOf(t, v).Cache.Parsed - parsed; p != 0 {
 		t.Errorf("stat after eviction parsed %d times, want none", p)
 	}
 	// A new version counts again.

@@ -47,7 +47,7 @@ func TestTreeViewSizesCountedTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 		sizes[name] = n
-		if c := v.Stats().TreeCounts; c != 1 {
+		if c := statsOf(t, v).View.TreeCounts; c != 1 {
 			t.Fatalf("after the stat of %s: the views counted %d times, want once", name, c)
 		}
 	}
@@ -58,13 +58,13 @@ func TestTreeViewSizesCountedTogether(t *testing.T) {
 	}
 	// The parse leaves the cache: stat parses and counts nothing.
 	s.with(func(ss *session) error { v.cache.Drop(ss); return nil })
-	parsed := v.Stats().Parsed
+	parsed := statsOf(t, v).Cache.Parsed
 	for name, f := range files {
 		if n, _, err := f.size(); err != nil || n != sizes[name] {
 			t.Fatalf("%s after eviction: %d, %v; want %d", name, n, err, sizes[name])
 		}
 	}
-	if p, c := v.Stats().Parsed-parsed, v.Stats().TreeCounts; p != 0 || c != 1 {
+	if p, c := statsOf(t, v).Cache.Parsed-parsed, statsOf(t, v).View.TreeCounts; p != 0 || c != 1 {
 		t.Errorf("stats after eviction parsed %d times and counted %d times; want none and once", p, c)
 	}
 	for name, f := range files {
@@ -103,7 +103,7 @@ func TestTreeViewSizesCountedTogether(t *testing.T) {
 			t.Errorf("prompts.txt did not grow with a prompt: %d, was %d", n, sizes[name])
 		}
 	}
-	if c := v.Stats().TreeCounts; c != 2 {
+	if c := statsOf(t, v).View.TreeCounts; c != 2 {
 		t.Errorf("the views of two versions counted %d times, want twice", c)
 	}
 }

@@ -27,7 +27,7 @@ type usageCache struct {
 	list    []usage.Session
 	files   []*sessions.File
 	bySight map[uint64]sightReports
-	// scanned counts the sessions read for their records (see Stats).
+	// scanned counts the sessions read for their records (see counts).
 	scanned atomic.Int64
 	// held is what byPath holds, in bytes: it counts against the cache's
 	// budget (see store.account).

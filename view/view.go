@@ -78,18 +78,19 @@ type View struct {
 	usage   usageCache
 	byNames byNames
 	cwdTree cwdTrees
-	// treeCounts counts the sizes of the /tree views counted (see Stats).
+	// treeCounts counts the sizes of the /tree views counted (see counts).
 	treeCounts atomic.Int64
+	moreStats  statsGroups
 	// notifying: a goroutine delivers the outbox (see Notifying).
 	notifying atomic.Bool
 	// listings and lookups count the folders listed and the names looked
-	// up (see Stats).
+	// up (see counts).
 	listings, lookups atomic.Int64
 	// sights are what each caller sees; sighted counts the sights worked
-	// out (see Stats).
+	// out (see counts).
 	sights  sights
 	sighted atomic.Int64
-	// txnPeak is the most one transaction held in memory (see Stats).
+	// txnPeak is the most one transaction held in memory (see counts).
 	txnPeak atomic.Int64
 }
 
@@ -133,42 +134,6 @@ func (v *View) Index() *sessions.Index { return v.x }
 // the same is still what the store holds.
 func (v *View) Changed() uint64 { return v.x.Changed() }
 
-// Stats are counts of the work a view has done, for tests that guard a
-// cost and for a look at a running mount.
-type Stats struct {
-	// Parsed is the sessions parsed, Uses the calls that took a parsed
-	// session, FromPlan the contexts rendered from a plan without a parse
-	// (see plans), ReadAhead the sessions made ready ahead of a walk, and
-	// Scanned the sessions read for the usage reports without a parse.
-	Parsed, Uses, FromPlan, ReadAhead, Scanned int64
-	// Listings is the folders listed, Lookups the names looked up, and
-	// ListedNamesOnly the names listed without attributes because a walk was
-	// listing (see walkGuess).
-	Listings, Lookups, ListedNamesOnly int64
-	// Nodes is how many nodes the kernel holds, as counted (see
-	// NodeAdded).
-	Nodes int64
-	// AheadMade is the renderings made ahead of a walk, AheadUnread
-	// those of them dropped before the walk read them, and AheadGaveUp
-	// the times a session was not made ahead for want of room in the
-	// budget.
-	AheadMade, AheadUnread, AheadGaveUp int64
-	// Sights is how many times what a caller sees of the store was
-	// worked out (once per identity and version of the index).
-	Sights int64
-	// TreeCounts is how many times the sizes of a session's six /tree
-	// views (tree*.txt, prompts.txt) were counted, all six at once.
-	TreeCounts int64
-	// TxnHeld is the most one transaction held in memory at once: its
-	// unfinished line, and its lines and entries not in a temporary file
-	// (see spill).
-	TxnHeld int64
-	// ParentSteps is the parent links followed up the sessions' trees
-	// (paths to the root, ancestors, /tree's active path): what a lookup
-	// costs in a deep tree, counted (see tree.Stats).
-	ParentSteps int64
-}
-
 // txnHeld records that a transaction holds n bytes in memory.
 func (v *View) txnHeld(n int64) {
 	for {
@@ -176,28 +141,5 @@ func (v *View) txnHeld(n int64) {
 		if n <= p || v.txnPeak.CompareAndSwap(p, n) {
 			return
 		}
-	}
-}
-
-// Stats returns the view's counts.
-func (v *View) Stats() Stats {
-	c := v.cache.Stats()
-	return Stats{
-		Parsed:          c.Parsed,
-		Uses:            c.Uses,
-		FromPlan:        c.FromPlan,
-		ReadAhead:       c.ReadAhead,
-		Scanned:         v.usage.scanned.Load(),
-		Listings:        v.listings.Load(),
-		Lookups:         v.lookups.Load(),
-		ListedNamesOnly: v.walk.alone.Load(),
-		Nodes:           c.Nodes,
-		AheadMade:       c.AheadMade,
-		AheadUnread:     c.AheadUnread,
-		AheadGaveUp:     c.AheadGaveUp,
-		Sights:          v.sighted.Load(),
-		TreeCounts:      v.treeCounts.Load(),
-		ParentSteps:     c.ParentSteps,
-		TxnHeld:         v.txnPeak.Load(),
 	}
 }
