@@ -17,7 +17,7 @@ import (
 	"github.com/pifs/pifs/internal/oracle"
 )
 
-// Writes through the mount (SPEC.md, "Writes"), driven by the shell as a
+// Writes through the mount (docs/reference.md, "Controls"), driven by the shell as a
 // user would, and checked by letting the real pi read the file back.
 
 // sh runs a shell script in dir (through the cd-after-exec helper) and

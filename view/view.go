@@ -1,12 +1,12 @@
 // Package view is what a pifs mount shows, without FUSE: every folder,
-// file and link of the tree (see SPEC.md, "The tree") as small values
+// file and link of the tree (docs/reference.md, "Files") as small values
 // that compute their content from the store, the controls that write to it
-// and their transactions, the cache of parsed sessions within one budget
-// of bytes, reading ahead of walks, and what the kernel must be told when
-// the store changes.
+// and their transactions (docs/reference.md, "Controls"), who may see and
+// change what, and what the kernel must be told when the store changes.
 //
-// It reads the store only through packages sessions and tree and renders
-// through render and usage; package nodes serves its values to the kernel.
+// It reads the store through packages sessions and tree, keeps parsed
+// sessions in package cache and renders through render and usage; package
+// nodes serves its values to the kernel.
 package view
 
 import (

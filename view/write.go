@@ -12,7 +12,7 @@ import (
 	"github.com/pifs/pifs/tree"
 )
 
-// How writes work (SPEC.md, "Writes").
+// How writes work (docs/reference.md, "Controls").
 //
 // A control (name, leaf, append, fork, new) takes commands, one per line.
 // Writes arrive in pieces of at most 128 KiB: each open file keeps the

@@ -114,7 +114,7 @@ func TestDocsMap(t *testing.T) {
 	}
 	// The map is the first text block of "## The packages": one package a
 	// line, its path first.
-	m := regexp.MustCompile("(?s)## The packages\n\n```text\n(.*?)```").FindSubmatch(design)
+	m := regexp.MustCompile("(?s)## The packages\n.*?```text\n(.*?)```").FindSubmatch(design)
 	if m == nil {
 		t.Fatal(`docs/design.md has no "## The packages" map`)
 	}
@@ -144,5 +144,41 @@ func TestDocsMap(t *testing.T) {
 	sort.Strings(extra)
 	for _, p := range extra {
 		t.Errorf("docs/design.md's map names %s, which is no package", p)
+	}
+}
+
+// TestReadmeCode: the README's table of the code names every package of
+// the module once.
+func TestReadmeCode(t *testing.T) {
+	cmd := exec.Command("go", "list", "./...")
+	cmd.Dir = root(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)## The code\n.*?\n\| package \| what it owns \|\n\|---\|---\|\n(.*?)(\n\n|$)`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README.md has no "## The code" table`)
+	}
+	named := map[string]int{}
+	for _, row := range strings.Split(string(m[1]), "\n") {
+		first, _, _ := strings.Cut(strings.TrimPrefix(row, "| "), " |")
+		for _, p := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(first, -1) {
+			named[p[1]]++
+		}
+	}
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(p, "github.com/pifs/pifs/")
+		if named[p] != 1 {
+			t.Errorf("README.md's table of the code names package %s %d times; want once", p, named[p])
+		}
+		delete(named, p)
+	}
+	for p := range named {
+		t.Errorf("README.md's table of the code names %s, which is no package", p)
 	}
 }

@@ -1,4 +1,4 @@
-// Package archtest measures the shape of pifs's own packages, for tests
+// Package archtest measures the shape of pifs's own packages, for the tests
 // that keep it: which files of a package refer to names defined in which
 // others, and the cycles that makes.
 package archtest
