@@ -111,11 +111,11 @@ func TestOtherUsersSeeWhatTheStoreShows(t *testing.T) {
 	}
 	// The owner (root) still reads it, with the store's modes shown.
 	fi, err := os.Stat(filepath.Join(mnt, "--private--", "s", "context.json"))
-	if err != nil || fi.Mode().Perm() != 0o400 {
-		t.Errorf("private context.json: %v, mode %v; want 0400", err, fi.Mode())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("private context.json: %v, mode %v; want 0600", err, fi.Mode())
 	}
-	if fi, err := os.Stat(filepath.Join(mnt, "--private--", "s")); err != nil || fi.Mode().Perm() != 0o500 {
-		t.Errorf("private session folder: %v, mode %v; want 0500", err, fi.Mode())
+	if fi, err := os.Stat(filepath.Join(mnt, "--private--", "s")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("private session folder: %v, mode %v; want 0700", err, fi.Mode())
 	}
 	if fi, err := os.Stat(filepath.Join(pub, "leaf")); err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("public leaf control: %v, mode %v; want 0644", err, fi.Mode())

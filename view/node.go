@@ -113,14 +113,23 @@ type Attr struct {
 }
 
 // applyOwner sets the owner and permissions of a, whose mode holds the
-// kind and the permissions pifs gives it, from o.
-func applyOwner(o Owner, a *Attr) {
+// kind and the permissions pifs gives it, from o. Files and folders show
+// the read bits of what they show in the store, and its owner's write bit:
+// a copy (cp, cp -r, pi's /export of a branch) is then a file its owner can
+// write and pi can continue, and rm -r removes without asking, as after
+// any export; writing to the mount's own files is still refused, but for
+// the controls, which show every write bit of the file they write to. A
+// read-only mount, and the trash, show no write bit.
+func applyOwner(o Owner, a *Attr, readOnly bool) {
 	kind, base := a.Mode&syscall.S_IFMT, a.Mode&0o777
-	read := o.Perm & 0o444
-	perm := read
+	read, own := o.Perm&0o444, o.Perm&0o200
+	if readOnly {
+		own = 0
+	}
+	perm := read | own
 	switch kind {
 	case syscall.S_IFDIR:
-		perm = read | read>>2
+		perm = read | read>>2 | own
 	case syscall.S_IFLNK:
 		perm = 0o777
 	}

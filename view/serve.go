@@ -101,7 +101,7 @@ func (v *View) own(n Node, a Attr, o *Owner) Attr {
 		owner := v.Owner(n.scope())
 		o = &owner
 	}
-	applyOwner(*o, &a)
+	applyOwner(*o, &a, v.opts.ReadOnly || inTrash(n))
 	return a
 }
 

@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -715,6 +716,8 @@ type Agent struct {
 	// Env is the environment pi runs with, added to this process's.
 	Env                  []string
 	node, cli, oracleDir string
+	// cred, when set, is the user pi runs as (see RunAs).
+	cred *syscall.Credential
 }
 
 // NewAgent makes an Agent whose models.json is modelsJSON, and pi's
@@ -766,7 +769,55 @@ func (a *Agent) Command(cwd, prompt string, args ...string) *exec.Cmd {
 	}
 	cmd.Env = append(append(env, "PIFS_ORACLE_DIR="+a.oracleDir), a.Env...)
 	cmd.Dir = cwd
+	if a.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: a.cred}
+	}
 	return cmd
+}
+
+// Linked links the oracle (hard links, no copy) into a folder every user
+// may read, for agents that run pi as another user (see RunAs): the
+// oracle's own folder may be in root's home. Agents that share a session
+// must use the same folder, since pi's system prompt names its own.
+func Linked(t testing.TB) string {
+	t.Helper()
+	shared := t.TempDir()
+	if err := os.Chmod(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p := filepath.Dir(shared); p != "/" && p != "."; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			os.Chmod(p, fi.Mode().Perm()|0o011)
+		}
+	}
+	dir := filepath.Join(shared, "oracle")
+	if out, err := exec.Command("cp", "-al", Dir(t), dir).CombinedOutput(); err != nil {
+		t.Fatalf("linking the oracle: %v: %s", err, out)
+	}
+	return dir
+}
+
+// UseOracle makes the agent run pi and Node 22 from dir (see Linked).
+func (a *Agent) UseOracle(dir string) {
+	a.node = filepath.Join(dir, strings.TrimPrefix(a.node, a.oracleDir))
+	a.cli = filepath.Join(dir, strings.TrimPrefix(a.cli, a.oracleDir))
+	a.oracleDir = dir
+}
+
+// RunAs makes the agent run pi as user uid:gid, as a user who is not root
+// runs it: its home is given to that user. It needs root, and an oracle
+// that user may read (UseOracle).
+func (a *Agent) RunAs(t testing.TB, uid, gid int) {
+	t.Helper()
+	if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", uid, gid), a.Home).CombinedOutput(); err != nil {
+		t.Fatalf("giving the agent's home to user %d: %v: %s", uid, err, out)
+	}
+	for p := filepath.Dir(a.Home); p != "/" && p != "."; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			os.Chmod(p, fi.Mode().Perm()|0o011)
+		}
+	}
+	a.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 }
 
 // Print runs Command and returns pi's stdout; a failure or a run longer
