@@ -54,7 +54,7 @@ type ahead struct {
 
 	ran atomic.Int64 // sessions made ready ahead (see Stats)
 	// gaveUp counts the sessions not made ahead for want of room in the
-	// budget (see room).
+	// budget (see Cache.room).
 	gaveUp atomic.Int64
 }
 
@@ -403,13 +403,13 @@ func (a *ahead) make(j aheadJob) {
 		return
 	}
 	// What it makes holds a share of the budget until the walk reads it
-	// (see room): a session that would take more is left to the walk.
-	st, renders := a.c, false
+	// (see Cache.room): a session that would take more is left to the walk.
+	c, renders := a.c, false
 	for _, w := range todo {
 		renders = renders || w.Make != nil
 	}
 	taken := aheadCost(f.Sig.Size, renders)
-	if !st.room(taken) {
+	if !c.room(taken) {
 		a.gaveUp.Add(1)
 		return
 	}
@@ -422,8 +422,8 @@ func (a *ahead) make(j aheadJob) {
 	if planned {
 		var made []string
 		for _, w := range todo {
-			had := st.holds(f, w.Key)
-			if !w.fromPlan(st, j.project, j.name, f) {
+			had := c.holds(f, w.Key)
+			if !w.fromPlan(c, j.project, j.name, f) {
 				planned = false
 				break
 			}
@@ -431,33 +431,33 @@ func (a *ahead) make(j aheadJob) {
 				made = append(made, w.Key)
 			}
 		}
-		st.pinPlanned(f, made)
+		c.pinPlanned(f, made)
 		if planned {
-			st.giveBack(taken)
+			c.giveBack(taken)
 			return
 		}
 	}
 	a.ran.Add(1)
 	// A session that cannot be read now is left to the walk, which says
 	// why when it gets there.
-	_ = st.With(j.project, j.name, f, func(ss *Session) error {
+	_ = c.With(j.project, j.name, f, func(ss *Session) error {
 		// The session is pinned while it is made, and each rendering as
 		// it is made: neither the walk's nor the session's own bound on
 		// its renderings drops them (see Rendered).
-		if !st.pinning(ss) {
+		if !c.pinning(ss) {
 			return nil // dropped meanwhile
 		}
-		defer st.pinned(ss, nil)
+		defer c.pinned(ss, nil)
 		for _, w := range todo {
 			_, had := ss.renders[w.Key]
-			w.do(st, ss)
+			w.do(c, ss)
 			if w.Make != nil && !had {
-				st.pinned(ss, []string{w.Key})
+				c.pinned(ss, []string{w.Key})
 			}
 		}
 		return nil
 	})
-	st.giveBack(taken)
+	c.giveBack(taken)
 }
 
 // withCurrent is With for the index's current version of a session file.

@@ -52,30 +52,30 @@ type pin struct {
 // room tells whether a session of this cost may be made ahead now, and
 // takes the cost from the share if so, while it is made; the caller gives
 // it back (giveBack) once what it made is pinned.
-func (st *Cache) room(cost int64) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.aheadHeld+cost > aheadShare(st.budget) {
+func (c *Cache) room(cost int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.aheadHeld+cost > aheadShare(c.budget) {
 		return false
 	}
-	st.aheadHeld += cost
+	c.aheadHeld += cost
 	return true
 }
 
 // pinned records renderings of a session made ahead of a walk: until the
 // walk reads them, the session is pinned and what it holds counts in the
 // share. s.mu is held.
-func (st *Cache) pinned(s *Session, keys []string) {
-	st.counts.made.Add(int64(len(keys)))
-	st.mu.Lock()
-	defer st.mu.Unlock()
+func (c *Cache) pinned(s *Session, keys []string) {
+	c.counts.made.Add(int64(len(keys)))
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if s.evicted {
-		st.counts.unread.Add(int64(len(keys))) // dropped already
+		c.counts.unread.Add(int64(len(keys))) // dropped already
 		return
 	}
 	if len(keys) == 0 {
 		if len(s.ahead) == 0 {
-			st.unpin(s) // made nothing
+			c.unpin(s) // made nothing
 		}
 		return
 	}
@@ -86,45 +86,45 @@ func (st *Cache) pinned(s *Session, keys []string) {
 		s.ahead[k] = true
 	}
 	s.aheadN.Store(int32(len(s.ahead)))
-	st.pin(s)
-	st.aheadHeld += s.cost - s.pin.cost
+	c.pin(s)
+	c.aheadHeld += s.cost - s.pin.cost
 	s.pin.cost = s.cost
 }
 
 // pinning pins a session about to be made ahead, unless it was dropped
 // (false). s.mu is held.
-func (st *Cache) pinning(s *Session) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+func (c *Cache) pinning(s *Session) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if s.evicted {
 		return false
 	}
-	st.pin(s)
+	c.pin(s)
 	return true
 }
 
-// pin pins s, unless it is. st.mu is held.
-func (st *Cache) pin(s *Session) {
+// pin pins s, unless it is. c.mu is held.
+func (c *Cache) pin(s *Session) {
 	if s.pin != nil {
 		return
 	}
 	s.pin = &pin{since: time.Now()}
-	if st.pins == nil {
-		st.pins = map[*Session]bool{}
+	if c.pins == nil {
+		c.pins = map[*Session]bool{}
 	}
-	st.pins[s] = true
+	c.pins[s] = true
 }
 
 // aheadRenders are the renderings of s made ahead and not read yet, and
 // what they hold: they stay when the session's other renderings are
-// dropped to make room (see rendered). s.mu is held.
-func (st *Cache) aheadRenders(s *Session) (map[string]any, int64) {
+// dropped to make room (see Rendered). s.mu is held.
+func (c *Cache) aheadRenders(s *Session) (map[string]any, int64) {
 	out := map[string]any{}
 	if s.aheadN.Load() == 0 {
 		return out, 0
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var n int64
 	for k := range s.ahead {
 		if b, ok := s.renders[k].([]byte); ok {
@@ -136,67 +136,67 @@ func (st *Cache) aheadRenders(s *Session) (map[string]any, int64) {
 }
 
 // giveBack returns to the share what room took for a session not made.
-func (st *Cache) giveBack(taken int64) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.aheadHeld -= taken
+func (c *Cache) giveBack(taken int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.aheadHeld -= taken
 }
 
-// unpin lets the cache drop s as any other. st.mu is held.
-func (st *Cache) unpin(s *Session) {
+// unpin lets the cache drop s as any other. c.mu is held.
+func (c *Cache) unpin(s *Session) {
 	if s.pin == nil {
 		return
 	}
-	st.aheadHeld -= s.pin.cost
+	c.aheadHeld -= s.pin.cost
 	s.pin = nil
-	delete(st.pins, s)
+	delete(c.pins, s)
 }
 
 // read is told that a rendering of s was served: made ahead, it was not
 // made for nothing; once every rendering made ahead was read, s is no
 // longer pinned. s.mu is held.
-func (st *Cache) read(s *Session, key string) {
+func (c *Cache) read(s *Session, key string) {
 	if s.aheadN.Load() == 0 {
 		return
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !s.ahead[key] {
 		return
 	}
 	delete(s.ahead, key)
 	s.aheadN.Store(int32(len(s.ahead)))
 	if len(s.ahead) == 0 {
-		st.unpin(s)
+		c.unpin(s)
 	}
 }
 
 // lost is told that s's renderings are dropped: those made ahead and not
-// read were made for nothing. st.mu is held.
-func (st *Cache) lost(s *Session) {
-	st.counts.unread.Add(int64(len(s.ahead)))
+// read were made for nothing. c.mu is held.
+func (c *Cache) lost(s *Session) {
+	c.counts.unread.Add(int64(len(s.ahead)))
 	s.ahead = nil
 	s.aheadN.Store(0)
-	st.unpin(s)
+	c.unpin(s)
 }
 
 // passed unpins the sessions made ahead that a walk at session name of
 // project, going step (1: in the order of names, -1: the reverse), has
 // passed or will not come to.
-func (st *Cache) passed(project, name string, step int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for s := range st.pins {
+func (c *Cache) passed(project, name string, step int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for s := range c.pins {
 		if s.Project != project || strings.Compare(s.Name, name)*step < 0 {
-			st.unpin(s)
+			c.unpin(s)
 		}
 	}
 }
 
 // holds tells whether the cache holds rendering key of version f of a
 // session.
-func (st *Cache) holds(f *sessions.File, key string) bool {
-	s := st.Cached(f.Path)
+func (c *Cache) holds(f *sessions.File, key string) bool {
+	s := c.Cached(f.Path)
 	if s == nil {
 		return false
 	}
@@ -207,21 +207,21 @@ func (st *Cache) holds(f *sessions.File, key string) bool {
 }
 
 // pinPlanned is pinned for renderings made from a plan, without a parse.
-func (st *Cache) pinPlanned(f *sessions.File, keys []string) {
-	s := st.Cached(f.Path)
+func (c *Cache) pinPlanned(f *sessions.File, keys []string) {
+	s := c.Cached(f.Path)
 	if s == nil {
 		// Dropped already: made for nothing.
-		st.counts.made.Add(int64(len(keys)))
-		st.counts.unread.Add(int64(len(keys)))
+		c.counts.made.Add(int64(len(keys)))
+		c.counts.unread.Add(int64(len(keys)))
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.pinned(s, keys)
+	c.pinned(s, keys)
 }
 
 // evictable tells whether trim may drop s: not pinned, or pinned for
-// longer than pinSpan. st.mu is held.
-func (st *Cache) evictable(s *Session, now time.Time) bool {
+// longer than pinSpan. c.mu is held.
+func (c *Cache) evictable(s *Session, now time.Time) bool {
 	return s.pin == nil || now.Sub(s.pin.since) > pinSpan
 }

@@ -70,11 +70,11 @@ func (c *plans) put(f *sessions.File, p *tree.Plan) {
 	}
 }
 
-// KeepPlan keeps the plan of the context at ss's leaf, c, unless the
+// KeepPlan keeps the plan of the context at ss's leaf, ctx, unless the
 // version has one. ss.mu is held.
-func (st *Cache) KeepPlan(ss *Session, c *tree.Context) {
+func (c *Cache) KeepPlan(ss *Session, ctx *tree.Context) {
 	size := ss.Log.Size()
-	if size != ss.File.Sig.Size || ss.File.Racy() || st.plans.get(ss.File) != nil {
+	if size != ss.File.Sig.Size || ss.File.Racy() || c.plans.get(ss.File) != nil {
 		// The parse is not of the index's version; or the version is
 		// one fromPlan never serves (a live session makes one per
 		// append); or it is kept.
@@ -82,8 +82,8 @@ func (st *Cache) KeepPlan(ss *Session, c *tree.Context) {
 	}
 	// Messages that are not the file's bytes are kept whole, up to a
 	// bound: a migrated session is cheaper to parse again.
-	if p := tree.NewPlan(c, size, ss.Log.FileOffset, 64<<10+int(size/16)); p != nil {
-		st.plans.put(ss.File, p)
+	if p := tree.NewPlan(ctx, size, ss.Log.FileOffset, 64<<10+int(size/16)); p != nil {
+		c.plans.put(ss.File, p)
 	}
 }
 
@@ -93,7 +93,7 @@ func (st *Cache) KeepPlan(ss *Session, c *tree.Context) {
 // ok is false when the session is held parsed at this version (the parse
 // serves), when the version has no plan, or when the file is not as the
 // plan found it.
-func (st *Cache) FromPlan(project, name string, f *sessions.File, key string) (data []byte, ok bool) {
+func (c *Cache) FromPlan(project, name string, f *sessions.File, key string) (data []byte, ok bool) {
 	// A racy version (changed just before it was taken) could be
 	// rewritten in place with the same signature: the parse checks the
 	// bytes, the plan would not.
@@ -101,16 +101,16 @@ func (st *Cache) FromPlan(project, name string, f *sessions.File, key string) (d
 	if !sized || f.Racy() {
 		return nil, false
 	}
-	p := st.plans.get(f)
+	p := c.plans.get(f)
 	if p == nil || p.Size != f.Sig.Size {
 		return nil, false
 	}
-	s := st.slot(project, name, f)
+	s := c.slot(project, name, f)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.File == f {
 		if data, ok := s.renders[key].([]byte); ok {
-			st.read(s, key)
+			c.read(s, key)
 			return data, true
 		}
 	}
@@ -120,13 +120,13 @@ func (st *Cache) FromPlan(project, name string, f *sessions.File, key string) (d
 	data, ok = renderPlan(f, p)
 	if !ok || int64(len(data)) != want {
 		if s.renders == nil {
-			st.Drop(s)
+			c.Drop(s)
 		}
 		return nil, false
 	}
-	st.plans.rendered.Add(1)
+	c.plans.rendered.Add(1)
 	s.File, s.renders = f, map[string]any{key: data}
-	st.account(s, int64(len(data)+len(key))+64)
+	c.account(s, int64(len(data)+len(key))+64)
 	return data, true
 }
 

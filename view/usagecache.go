@@ -30,7 +30,7 @@ type usageCache struct {
 	// scanned counts the sessions read for their records (see counts).
 	scanned atomic.Int64
 	// held is what byPath holds, in bytes: it counts against the cache's
-	// budget (see store.account).
+	// budget (cache.Options.Others).
 	held atomic.Int64
 }
 
