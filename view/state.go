@@ -20,14 +20,6 @@ import (
 // session is one parsed session of the store, held by the cache.
 type session = cache.Session
 
-// sights caches the sights of the identities met at the index's current
-// version.
-type sights struct {
-	mu  sync.Mutex
-	gen uint64
-	by  map[string]*sight
-}
-
 // What each caller sees of the store (docs/guarantees.md, "Who may do
 // what"). On a mount other users may enter (Options.Shared, from
 // --allow-other), what a listing, a link or a report tells about a session
@@ -104,6 +96,14 @@ func (s *sight) tag() []string {
 		return nil
 	}
 	return []string{"sight", strconv.FormatUint(s.key, 16)}
+}
+
+// sights caches the sights of the identities met at the index's current
+// version.
+type sights struct {
+	mu  sync.Mutex
+	gen uint64
+	by  map[string]*sight
 }
 
 // maxSights bounds the identities kept at once.
