@@ -50,16 +50,8 @@ func aheadStore(t testing.TB, projects []string, n, window int) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	for _, project := range projects {
-		os.MkdirAll(filepath.Join(dir, project), 0o755)
-		for i := 0; i < n; i++ {
-			f, err := os.Create(filepath.Join(dir, project, fmt.Sprintf("s%03d.jsonl", i)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := gen.Session(f, 40, 100); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+		if err := gen.Numbered(filepath.Join(dir, project), n, 40, 100); err != nil {
+			t.Fatal(err)
 		}
 	}
 	x := sessions.NewIndex(dir)

@@ -31,14 +31,7 @@ func TestPiContinuesACopy(t *testing.T) {
 	linked := oracle.Linked(t)
 	a := oracle.NewAgent(t, srv.ModelsJSON(fakemodel.DefaultCosts()), fakemodel.Provider, fakemodel.Model)
 	a.UseOracle(linked)
-	cwd := t.TempDir()
-	a.Print(t, cwd, "first")
-	a.Print(t, cwd, "second", "--continue")
-	files, _ := filepath.Glob(filepath.Join(a.Sessions, "*", "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("sessions %v, want one", files)
-	}
-	file := files[0]
+	file := twoTurns(t, a, t.TempDir())
 	// The store and the mount, open to the other user.
 	for p := file; p != "/"; p = filepath.Dir(p) {
 		if fi, err := os.Stat(p); err == nil {

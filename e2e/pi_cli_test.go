@@ -31,6 +31,19 @@ func piCLI(t *testing.T, script func(fakemodel.Request) fakemodel.Reply) (*fakem
 	return srv, a, testMount(t, a.Sessions)
 }
 
+// twoTurns has pi answer "first", then "second" in the same session, in
+// cwd, and returns the session's file.
+func twoTurns(t *testing.T, a *oracle.Agent, cwd string) string {
+	t.Helper()
+	a.Print(t, cwd, "first")
+	a.Print(t, cwd, "second", "--continue")
+	files, _ := filepath.Glob(filepath.Join(a.Sessions, "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("sessions %v, want one", files)
+	}
+	return files[0]
+}
+
 // ctxMessage is a message as role and text. A system message of
 // context.json has its prompt in sections, which pi joins into the text it
 // sends: Sections holds them.
@@ -165,13 +178,7 @@ func entryWith(t *testing.T, entries []map[string]any, role, text string) string
 func TestPiCLIScriptedBranching(t *testing.T) {
 	srv, a, mnt := piCLI(t, fakemodel.Echo)
 	cwd := t.TempDir()
-	a.Print(t, cwd, "first")
-	a.Print(t, cwd, "second", "--continue")
-	files, _ := filepath.Glob(filepath.Join(a.Sessions, "*", "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("sessions %v, want one", files)
-	}
-	file := files[0]
+	file := twoTurns(t, a, cwd)
 	dir := filepath.Join(mnt, filepath.Base(filepath.Dir(file)), strings.TrimSuffix(filepath.Base(file), ".jsonl"))
 	entries := sessionEntries(t, file)
 	u1 := entryWith(t, entries, "user", "first")

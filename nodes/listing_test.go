@@ -164,16 +164,8 @@ func TestReaddirplusCost(t *testing.T) {
 func TestReaddirplusKnownSizes(t *testing.T) {
 	dir := t.TempDir()
 	const proj = "--home-u-p--"
-	os.MkdirAll(filepath.Join(dir, proj), 0o755)
-	for i := 0; i < 6; i++ {
-		f, err := os.Create(filepath.Join(dir, proj, fmt.Sprintf("s%03d.jsonl", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gen.Session(f, 40, 100); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+	if err := gen.Numbered(filepath.Join(dir, proj), 6, 40, 100); err != nil {
+		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	r := NewRoot(view.New(view.Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: log}), log)

@@ -1,42 +1,28 @@
-package tree
+package tree_test
 
 import (
 	"errors"
 	"path/filepath"
 	"testing"
-)
 
-// isRefusal checks that err refuses with kind and says msg.
-func isRefusal(t *testing.T, err, kind error, msg string) {
-	t.Helper()
-	var r *Refusal
-	switch {
-	case err == nil:
-		t.Errorf("accepted; want %v: %s", kind, msg)
-	case !errors.As(err, &r):
-		t.Errorf("error %T %q is no refusal", err, err)
-	case !errors.Is(err, kind):
-		t.Errorf("kind of %q is not %v", err, kind)
-	case err.Error() != msg:
-		t.Errorf("sentence\n got %s\nwant %s", err, msg)
-	}
-}
+	"github.com/pifs/pifs/tree"
+)
 
 func TestParseForkLine(t *testing.T) {
 	good := []struct {
 		line string
-		want ForkRequest
+		want tree.ForkRequest
 	}{
-		{``, ForkRequest{}},
-		{` `, ForkRequest{}},
-		{`u1`, ForkRequest{From: "u1"}},
-		{` entries/u1.json `, ForkRequest{From: " entries/u1.json "}},
-		{`{"from":"u1","cwd":"/a/../b/","id":"I","name":"N"}`, ForkRequest{From: "u1", SessionOptions: SessionOptions{Cwd: "/b", ID: "I", Name: "N", HasName: true}}},
-		{`{"from":null,"name":null,"id":null}`, ForkRequest{}},
-		{`{"name":""}`, ForkRequest{SessionOptions: SessionOptions{HasName: true}}},
+		{``, tree.ForkRequest{}},
+		{` `, tree.ForkRequest{}},
+		{`u1`, tree.ForkRequest{From: "u1"}},
+		{` entries/u1.json `, tree.ForkRequest{From: " entries/u1.json "}},
+		{`{"from":"u1","cwd":"/a/../b/","id":"I","name":"N"}`, tree.ForkRequest{From: "u1", SessionOptions: tree.SessionOptions{Cwd: "/b", ID: "I", Name: "N", HasName: true}}},
+		{`{"from":null,"name":null,"id":null}`, tree.ForkRequest{}},
+		{`{"name":""}`, tree.ForkRequest{SessionOptions: tree.SessionOptions{HasName: true}}},
 	}
 	for _, c := range good {
-		got, err := ParseForkLine([]byte(c.line))
+		got, err := tree.ParseForkLine([]byte(c.line))
 		if err != nil || got != c.want {
 			t.Errorf("%q: got %+v, %v; want %+v", c.line, got, err, c.want)
 		}
@@ -52,8 +38,8 @@ func TestParseForkLine(t *testing.T) {
 		{`{"from":1}`, `"from" must be a string` + example},
 	}
 	for _, c := range bad {
-		_, err := ParseForkLine([]byte(c.line))
-		isRefusal(t, err, ErrInvalid, c.msg)
+		_, err := tree.ParseForkLine([]byte(c.line))
+		refusal(t, err, tree.ErrInvalid, c.msg)
 	}
 }
 
@@ -61,17 +47,17 @@ func TestParseNewLine(t *testing.T) {
 	good := []struct {
 		line      string
 		inProject bool
-		want      SessionOptions
+		want      tree.SessionOptions
 	}{
-		{`/a/b/`, false, SessionOptions{Cwd: "/a/b"}},
-		{"  /a \t", false, SessionOptions{Cwd: "/a"}},
-		{`{"cwd":"/x","id":"I","name":"N"}`, false, SessionOptions{Cwd: "/x", ID: "I", Name: "N", HasName: true}},
-		{``, true, SessionOptions{}},
-		{`{"id":"I","name":"N"}`, true, SessionOptions{ID: "I", Name: "N", HasName: true}},
-		{`{}`, true, SessionOptions{}},
+		{`/a/b/`, false, tree.SessionOptions{Cwd: "/a/b"}},
+		{"  /a \t", false, tree.SessionOptions{Cwd: "/a"}},
+		{`{"cwd":"/x","id":"I","name":"N"}`, false, tree.SessionOptions{Cwd: "/x", ID: "I", Name: "N", HasName: true}},
+		{``, true, tree.SessionOptions{}},
+		{`{"id":"I","name":"N"}`, true, tree.SessionOptions{ID: "I", Name: "N", HasName: true}},
+		{`{}`, true, tree.SessionOptions{}},
 	}
 	for _, c := range good {
-		got, err := ParseNewLine([]byte(c.line), c.inProject)
+		got, err := tree.ParseNewLine([]byte(c.line), c.inProject)
 		if err != nil || got != c.want {
 			t.Errorf("%q (in project %v): got %+v, %v; want %+v", c.line, c.inProject, got, err, c.want)
 		}
@@ -96,8 +82,8 @@ func TestParseNewLine(t *testing.T) {
 		{`{"name":false}`, true, `"name" must be a string; e.g. ` + project},
 	}
 	for _, c := range bad {
-		_, err := ParseNewLine([]byte(c.line), c.inProject)
-		isRefusal(t, err, ErrInvalid, c.msg)
+		_, err := tree.ParseNewLine([]byte(c.line), c.inProject)
+		refusal(t, err, tree.ErrInvalid, c.msg)
 	}
 }
 
@@ -111,7 +97,7 @@ func FuzzParseLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		check := func(cwd string, err error) {
-			var r *Refusal
+			var r *tree.Refusal
 			if err != nil && !errors.As(err, &r) {
 				t.Fatalf("%q: %v is no refusal", line, err)
 			}
@@ -119,10 +105,10 @@ func FuzzParseLines(f *testing.F) {
 				t.Fatalf("%q: cwd %q taken", line, cwd)
 			}
 		}
-		r, err := ParseForkLine(line)
+		r, err := tree.ParseForkLine(line)
 		check(r.Cwd, err)
 		for _, inProject := range []bool{false, true} {
-			so, err := ParseNewLine(line, inProject)
+			so, err := tree.ParseNewLine(line, inProject)
 			check(so.Cwd, err)
 		}
 	})

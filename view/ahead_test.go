@@ -18,16 +18,8 @@ func aheadStore(t testing.TB, projects []string, n int) *View {
 	t.Helper()
 	dir := t.TempDir()
 	for _, project := range projects {
-		os.MkdirAll(filepath.Join(dir, project), 0o755)
-		for i := 0; i < n; i++ {
-			f, err := os.Create(filepath.Join(dir, project, fmt.Sprintf("s%03d.jsonl", i)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := gen.Session(f, 40, 100); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+		if err := gen.Numbered(filepath.Join(dir, project), n, 40, 100); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -140,3 +140,26 @@ func Project(store, name string, n, entries, avgBytes int) error {
 	}
 	return nil
 }
+
+// Numbered writes n sessions of the given number of entries and average
+// line size into the folder dir, named s000.jsonl, s001.jsonl…: the same
+// session each time (see Session).
+func Numbered(dir string, n, entries, avgBytes int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := range n {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("s%03d.jsonl", i)))
+		if err != nil {
+			return err
+		}
+		err = Session(f, entries, avgBytes)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
