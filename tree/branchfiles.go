@@ -120,15 +120,18 @@ func branchFiles(entries []*sessions.Entry) (read, modified [][]byte) {
 		if e.Type != schema.TypeMessage || e.Role != schema.RoleAssistant {
 			continue // a branch summary takes no tool result: a script's calls do not count
 		}
-		m := e.Msg
+		content := e.MsgContent
 		if rep, ok := replaced[e.ID]; ok {
 			msgs := applyEdit(entryMessages(e), rep)
 			if len(msgs) == 0 {
 				continue
 			}
-			m = msgs[0]
+			content = jsjson.Get(msgs[0], "content")
 		}
-		jsjson.Elements(jsjson.Get(m, "content"), func(b []byte) bool {
+		if !mayCall(content) {
+			continue
+		}
+		jsjson.Elements(content, func(b []byte) bool {
 			switch op, path, _ := blockOp(b); op {
 			case OpRead:
 				reads.add(path)

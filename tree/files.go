@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"bytes"
 	"net/url"
 	"os"
 	"path"
@@ -53,21 +54,47 @@ func fileOp(name, args []byte) (op string, p []byte, ok bool) {
 // extractFileOpsFromMessage takes it: a toolCall block with arguments and
 // a name.
 func blockOp(b []byte) (op string, p []byte, ok bool) {
-	if jsjson.KindOf(b) != jsjson.Object || !jsjson.StringIs(jsjson.Get(b, "type"), schema.BlockToolCall) {
+	f := blockFieldsOf(b)
+	if !jsjson.StringIs(f.typ, schema.BlockToolCall) || f.name == nil || f.args == nil {
 		return "", nil, false
 	}
-	name, args := jsjson.Get(b, "name"), jsjson.Get(b, "arguments")
-	if name == nil || args == nil {
-		return "", nil, false
+	return fileOp(f.name, f.args)
+}
+
+// blockFields are the members of a content block that name a call, read
+// in one pass (the last of duplicate keys, as JSON.parse keeps it).
+type blockFields struct{ typ, name, args, id []byte }
+
+func blockFieldsOf(b []byte) (f blockFields) {
+	if jsjson.KindOf(b) != jsjson.Object {
+		return f
 	}
-	return fileOp(name, args)
+	jsjson.Members(b, func(k, v []byte) bool {
+		switch {
+		case jsjson.KeyIs(k, "type"):
+			f.typ = v
+		case jsjson.KeyIs(k, "name"):
+			f.name = v
+		case jsjson.KeyIs(k, "arguments"):
+			f.args = v
+		case jsjson.KeyIs(k, "id"):
+			f.id = v
+		}
+		return true
+	})
+	return f
 }
 
 // nestedCalls calls fn with each call of a tool result's nestedCalls
 // record: {"calls":[{"id","name","arguments","status",...}],"complete"}.
 // pi would throw on a record whose calls are not an array; pifs finds none.
 func nestedCalls(msg []byte, fn func(i int, call []byte)) {
-	calls := jsjson.Get(jsjson.Get(msg, "nestedCalls"), "calls")
+	nestedCallsOf(jsjson.Get(msg, "nestedCalls"), fn)
+}
+
+// nestedCallsOf is nestedCalls of the record itself.
+func nestedCallsOf(record []byte, fn func(i int, call []byte)) {
+	calls := jsjson.Get(record, "calls")
 	if jsjson.KindOf(calls) != jsjson.Array {
 		return
 	}
@@ -307,6 +334,7 @@ func (t *Tree) FilesAt(id string) *Files {
 func pathCalls(p []*sessions.Entry, cwd string) []FileCall {
 	var calls []FileCall
 	var pending []int // calls of the latest assistant message without a result
+	paths := pathCache{cwd: cwd}
 	for _, e := range p {
 		if e.Type != schema.TypeMessage {
 			continue
@@ -314,36 +342,53 @@ func pathCalls(p []*sessions.Entry, cwd string) []FileCall {
 		switch e.Role {
 		case schema.RoleAssistant:
 			pending = pending[:0]
+			if !mayCall(e.MsgContent) {
+				continue
+			}
 			jsjson.Elements(e.MsgContent, func(b []byte) bool {
 				op, q, ok := blockOp(b)
 				if !ok {
 					return true
 				}
 				pending = append(pending, len(calls))
-				calls = append(calls, newCall(e, b, op, q, cwd))
+				calls = append(calls, paths.call(e, b, op, q))
 				return true
 			})
 		case schema.RoleToolResult:
-			id, _ := jsjson.Str(e.Msg, "toolCallId")
-			name, hasName := jsjson.Str(e.Msg, "toolName")
+			var id, name, isError, nested []byte
+			jsjson.Members(e.Msg, func(k, v []byte) bool {
+				switch {
+				case jsjson.KeyIs(k, "toolCallId"):
+					id = v
+				case jsjson.KeyIs(k, "toolName"):
+					name = v
+				case jsjson.KeyIs(k, "isError"):
+					isError = v
+				case jsjson.KeyIs(k, "nestedCalls"):
+					nested = v
+				}
+				return true
+			})
+			callID, _ := jsjson.StringValue(id)
+			toolName, hasName := jsjson.StringValue(name)
 			for k, i := range pending {
 				c := &calls[i]
-				if c.CallID != id || (hasName && name != c.Op) {
+				if c.CallID != callID || (hasName && toolName != c.Op) {
 					continue
 				}
 				c.Result, c.Status = e, Done
-				if jsjson.Truthy(jsjson.Get(e.Msg, "isError")) {
+				if jsjson.Truthy(isError) {
 					c.Status = Failed
 				}
 				pending = append(pending[:k], pending[k+1:]...)
 				break
 			}
-			nestedCalls(e.Msg, func(_ int, b []byte) {
+			nestedCallsOf(nested, func(_ int, b []byte) {
 				op, q, ok := fileOp(jsjson.Get(b, "name"), jsjson.Get(b, "arguments"))
 				if !ok {
 					return
 				}
-				c := newCall(e, b, op, q, cwd)
+				c := paths.call(e, b, op, q)
 				c.Nested, c.Result = true, e
 				switch st, _ := jsjson.Str(b, "status"); st {
 				case "ok":
@@ -360,11 +405,33 @@ func pathCalls(p []*sessions.Entry, cwd string) []FileCall {
 	return calls
 }
 
-func newCall(e *sessions.Entry, b []byte, op string, q []byte, cwd string) FileCall {
-	s, _ := jsjson.Unquote(q)
-	id, _ := jsjson.Str(b, "id")
-	return FileCall{Entry: e, Block: b, CallID: id, Op: op, Path: s, Abs: ResolvePath(s, cwd),
-		value: string(jsjson.AppendCanonical(nil, q))}
+// mayCall tells whether an assistant message's content can hold a tool
+// call: "toolCall" as written, or an escape that could spell it.
+func mayCall(content []byte) bool {
+	return bytes.Contains(content, []byte("toolCall")) || bytes.Contains(content, []byte(`\u`))
+}
+
+// pathCache resolves each path a path's calls give once: they give few,
+// over and over.
+type pathCache struct {
+	cwd  string
+	seen map[string]*pathOf // by the path's JSON as written
+}
+
+type pathOf struct{ path, abs, value string }
+
+func (pc *pathCache) call(e *sessions.Entry, b []byte, op string, q []byte) FileCall {
+	p := pc.seen[string(q)]
+	if p == nil {
+		s, _ := jsjson.Unquote(q)
+		p = &pathOf{path: s, abs: ResolvePath(s, pc.cwd), value: string(jsjson.AppendCanonical(nil, q))}
+		if pc.seen == nil {
+			pc.seen = map[string]*pathOf{}
+		}
+		pc.seen[string(q)] = p
+	}
+	id, _ := jsjson.StringValue(blockFieldsOf(b).id)
+	return FileCall{Entry: e, Block: b, CallID: id, Op: op, Path: p.path, Abs: p.abs, value: p.value}
 }
 
 // fileStats makes the lines of files.txt.
@@ -401,40 +468,37 @@ func fileStats(p []*sessions.Entry, read, modified [][]byte, calls []FileCall) [
 			s.Errors++
 		}
 	}
-	// The last entry naming each value, in path order: calls, and the
+	// The last entry naming each value, in path order: its calls, and the
 	// details and replacements that put values in pi's lists.
-	touch := func(v []byte, id string) {
-		if k, ok := at[string(jsjson.AppendCanonical(nil, v))]; ok {
-			out[k].Last = id
+	last := make([]int, len(out)) // 1 + the place in p, 0 for none
+	ci := 0                       // the calls come in the order of p
+	for k, e := range p {
+		for ; ci < len(calls) && calls[ci].Entry == e; ci++ {
+			last[at[calls[ci].value]] = k + 1
 		}
-	}
-	for _, e := range p {
+		touch := func(v []byte) {
+			if j, ok := at[string(jsjson.AppendCanonical(nil, v))]; ok {
+				last[j] = max(last[j], k+1)
+			}
+		}
 		switch {
-		case e.Type == schema.TypeMessage && e.Role == schema.RoleAssistant:
-			jsjson.Elements(e.MsgContent, func(b []byte) bool {
-				if _, q, ok := blockOp(b); ok {
-					touch(q, e.ID)
-				}
-				return true
-			})
-		case e.Type == schema.TypeMessage && e.Role == schema.RoleToolResult:
-			nestedCalls(e.Msg, func(_ int, b []byte) {
-				if _, q, ok := fileOp(jsjson.Get(b, "name"), jsjson.Get(b, "arguments")); ok {
-					touch(q, e.ID)
-				}
-			})
 		case e.Type == schema.TypeBranchSummary && !jsjson.Truthy(e.Get("fromHook")):
 			d := e.Get("details")
-			for _, k := range []string{"readFiles", "modifiedFiles"} {
-				jsjson.Elements(jsjson.Get(d, k), func(v []byte) bool { touch(v, e.ID); return true })
+			for _, key := range []string{"readFiles", "modifiedFiles"} {
+				jsjson.Elements(jsjson.Get(d, key), func(v []byte) bool { touch(v); return true })
 			}
 		case e.Type == schema.TypeContextEdit:
 			jsjson.Elements(jsjson.Get(e.Get("replacement"), "content"), func(b []byte) bool {
 				if _, q, ok := blockOp(b); ok {
-					touch(q, e.ID)
+					touch(q)
 				}
 				return true
 			})
+		}
+	}
+	for j := range out {
+		if last[j] > 0 {
+			out[j].Last = p[last[j]-1].ID
 		}
 	}
 	return out
