@@ -34,6 +34,11 @@ import (
 // as a new file; the comment above it says so, and so does the header:
 // such a patch does not apply as it stands.
 //
+// pi's patches are of the text its edit tool matches: line ends made LF
+// and a byte order mark left out. A file with CRLF line ends takes them
+// with git apply --ignore-whitespace only, and the lines they add then end
+// in LF where pi kept CRLF: the session does not say which files have them.
+//
 // A call whose result is an error changed nothing: it is left out, with a
 // comment line that says so and why. A call without a result on the path
 // (the run stopped) is shown as its arguments ask, and its comment says
@@ -725,6 +730,9 @@ func appendPatchHeader(b []byte, f *tree.Files, root string, diffs []*fileChange
 		repeated = repeated || d.sections > 1
 	}
 	b = append(b, "# what the write and edit calls of this path did: "...)
+	if len(diffs) == 0 {
+		return append(b, "nothing\n"...)
+	}
 	b = appendCounted(b, len(diffs), "file")
 	b = append(b, ", "...)
 	b = appendCounted(b, calls, "call")

@@ -181,4 +181,7 @@ func TestFilesTextFormat(t *testing.T) {
 	if got := FilesText(empty); len(got) != 0 {
 		t.Errorf("empty files.txt: %q", got)
 	}
+	if got := string(ChangesPatch(empty)); got != "# what the write and edit calls of this path did: nothing\n" {
+		t.Errorf("empty changes.patch: %q", got)
+	}
 }
