@@ -131,6 +131,9 @@ func Touches(e *sessions.Entry, cwd string) []Touch {
 	}
 	switch e.Role {
 	case schema.RoleAssistant:
+		if !mayCall(e.MsgContent) {
+			return nil
+		}
 		jsjson.Elements(e.MsgContent, func(b []byte) bool {
 			if op, p, ok := blockOp(b); ok {
 				add(op, p)
@@ -138,6 +141,9 @@ func Touches(e *sessions.Entry, cwd string) []Touch {
 			return true
 		})
 	case schema.RoleToolResult:
+		if !bytes.Contains(e.Msg, []byte("nestedCalls")) && !bytes.Contains(e.Msg, []byte(`\u`)) {
+			return nil
+		}
 		nestedCalls(e.Msg, func(_ int, c []byte) {
 			if op, p, ok := fileOp(jsjson.Get(c, "name"), jsjson.Get(c, "arguments")); ok {
 				add(op, p)
