@@ -246,24 +246,3 @@ func TestChangesPatchPi(t *testing.T) {
 		}
 	}
 }
-
-// TestChangesPatchPiInexact: a write over a file pi read but the session
-// never showed whole cannot be placed: the header says the patch does not
-// apply, and git apply --check refuses it.
-func TestChangesPatchPiInexact(t *testing.T) {
-	before := map[string]string{"notes.txt": "old\ncontent\n"}
-	proj := copyProject(t, before)
-	file := runPi(t, proj,
-		calls([2]string{"read", args(t, rep{"path": "notes.txt"})}),
-		calls([2]string{"write", args(t, rep{"path": "notes.txt", "content": "new\n"})}),
-	)
-	f := leafFiles(t, file)
-	patch := ChangesPatch(f)
-	t.Logf("changes.patch:\n%s", patch)
-	if !bytes.Contains(patch, []byte("# does not apply as it stands: 1 section cannot be placed")) {
-		t.Errorf("the header does not say the patch does not apply")
-	}
-	if out, ok := applyIn(t, copyProject(t, before), patch, "git", "apply", "--check", "-"); ok {
-		t.Errorf("git apply --check accepts it: %s", out)
-	}
-}

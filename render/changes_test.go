@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -183,5 +184,26 @@ func TestFilesTextFormat(t *testing.T) {
 	}
 	if got := string(ChangesPatch(empty)); got != "# what the write and edit calls of this path did: nothing\n" {
 		t.Errorf("empty changes.patch: %q", got)
+	}
+}
+
+// TestChangesInexactRefused: a write over a file a call read but the
+// session never showed whole cannot be placed: the header says the patch
+// does not apply, and git apply --check refuses it.
+func TestChangesInexactRefused(t *testing.T) {
+	tr := sessionOf(t, filesHeader,
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2025-07-01T08:00:01.000Z","message":{"role":"assistant","content":[`+
+			`{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"notes.txt"}}],"timestamp":1}}`,
+		`{"type":"message","id":"r1","parentId":"a1","timestamp":"2025-07-01T08:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"old\ncontent\n"}],"isError":false,"timestamp":1}}`,
+		`{"type":"message","id":"a2","parentId":"r1","timestamp":"2025-07-01T08:00:03.000Z","message":{"role":"assistant","content":[`+
+			`{"type":"toolCall","id":"c2","name":"write","arguments":{"path":"notes.txt","content":"new\n"}}],"timestamp":1}}`,
+		`{"type":"message","id":"r2","parentId":"a2","timestamp":"2025-07-01T08:00:04.000Z","message":{"role":"toolResult","toolCallId":"c2","toolName":"write","content":[],"isError":false,"timestamp":1}}`,
+	)
+	patch := ChangesPatch(tr.FilesAt(""))
+	if !bytes.Contains(patch, []byte("# does not apply as it stands: 1 section cannot be placed")) {
+		t.Errorf("the header does not say the patch does not apply:\n%s", patch)
+	}
+	if out, ok := applyIn(t, copyProject(t, map[string]string{"notes.txt": "old\ncontent\n"}), patch, "git", "apply", "--check", "-"); ok {
+		t.Errorf("git apply --check accepts it: %s", out)
 	}
 }
