@@ -118,31 +118,26 @@ func branchFiles(entries []*sessions.Entry) (read, modified [][]byte) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if e.Type != schema.TypeMessage || e.Role != schema.RoleAssistant {
-			continue // only assistant messages call tools
+			continue // a branch summary takes no tool result: a script's calls do not count
 		}
-		m := e.Msg
+		content := e.MsgContent
 		if rep, ok := replaced[e.ID]; ok {
 			msgs := applyEdit(entryMessages(e), rep)
 			if len(msgs) == 0 {
 				continue
 			}
-			m = msgs[0]
+			content = jsjson.Get(msgs[0], "content")
 		}
-		jsjson.Elements(jsjson.Get(m, "content"), func(b []byte) bool {
-			if typ, _ := jsjson.Str(b, "type"); typ != "toolCall" || !jsjson.Has(b, "arguments") || !jsjson.Has(b, "name") {
-				return true
-			}
-			args := jsjson.Get(b, "arguments")
-			path := jsjson.Get(args, "path")
-			if jsjson.KindOf(path) != jsjson.String || len(path) == 2 {
-				return true
-			}
-			switch name, _ := jsjson.Str(b, "name"); name {
-			case "read":
+		if !mayCall(content) {
+			continue
+		}
+		jsjson.Elements(content, func(b []byte) bool {
+			switch op, path, _ := blockOp(b); op {
+			case OpRead:
 				reads.add(path)
-			case "write":
+			case OpWrite:
 				writes.add(path)
-			case "edit":
+			case OpEdit:
 				edits.add(path)
 			}
 			return true

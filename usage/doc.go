@@ -1,7 +1,12 @@
 // Package usage owns pifs's token and cost reports: the usage each entry of
 // a session carries (Record, kept incrementally by a Collector), and the
 // reports of a scope, the whole store or one project, by day, month, session
-// and model, rendered as CSV, JSON and a bar chart of daily cost (daily.svg).
+// and model, rendered as CSV, JSON and a bar chart of daily cost (daily.svg);
+// and its tool use: the tool calls and results of each session (ToolRecord,
+// kept by a ToolCollector), reported by day, project, tool and model
+// (tools.csv, tools.json; see toolreport.go). A session file's records of
+// both kinds and its name are its Facts, read in one pass and kept per
+// version of the file.
 //
 // Counting follows pi's /session totals: assistant and tool-result messages
 // with a usage object, usage entries, and compactions and branch summaries

@@ -21,8 +21,8 @@ var Files = []string{
 	"sessions.csv", "sessions.json",
 }
 
-// File renders one of Files; ok is false for any other name. now is the
-// end of daily.svg's 90 days.
+// File renders one of Files or ToolFiles; ok is false for any other name.
+// now is the end of daily.svg's 90 days.
 func (r *Report) File(name string, now time.Time) (data []byte, ok bool) {
 	base, ext, _ := strings.Cut(name, ".")
 	if name == "daily.svg" {
@@ -38,6 +38,8 @@ func (r *Report) File(name string, now time.Time) (data []byte, ok bool) {
 		t = r.modelTable()
 	case "sessions":
 		t = r.sessionTable()
+	case "tools":
+		t = r.toolTable()
 	default:
 		return nil, false
 	}
@@ -78,6 +80,10 @@ var totalsColumns = []string{"input", "output", "cacheRead", "cacheWrite", "tota
 type table struct {
 	columns []string
 	rows    [][]cell
+	// totals are the JSON's totals, named by totalColumns (the report's
+	// token totals when nil).
+	totalColumns []string
+	totals       []cell
 }
 
 func (r *Report) periodTable(key string, rows []Row) table {
@@ -170,11 +176,15 @@ func (t table) json(r *Report) []byte {
 	b := []byte("{\n  \"timeZone\": ")
 	b = jsjson.Quote(b, r.TimeZone)
 	b = append(b, ",\n  \"totals\": {"...)
-	for i, c := range totalsCells(r.Total) {
+	totals, names := t.totals, t.totalColumns
+	if totals == nil {
+		totals, names = totalsCells(r.Total), totalsColumns
+	}
+	for i, c := range totals {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = jsjson.Quote(b, totalsColumns[i])
+		b = jsjson.Quote(b, names[i])
 		b = append(b, ": "...)
 		b = jsjson.FormatNumber(b, c.f)
 	}

@@ -26,6 +26,8 @@ type Session struct {
 	Created float64
 	// Records are the session's records in file order (Collector.Records).
 	Records []Record
+	// Tools are its tool records in file order (ToolCollector.Records).
+	Tools []ToolRecord
 }
 
 // NewSession fills a Session from a session file's header.
@@ -129,7 +131,12 @@ type Report struct {
 	Sessions []SessionRow
 	// Total counts each model call once.
 	Total Totals
-	loc   *time.Location
+	// Tools are the tool use rows, by day, project, tool and model;
+	// ToolTotals their sums. Each call and result is counted once, as
+	// model calls are.
+	Tools      []ToolRow
+	ToolTotals ToolCounts
+	loc        *time.Location
 }
 
 // Reports are the store's report and one per project.
@@ -169,6 +176,13 @@ func sharedCalls(list []Session, order []int, n int) (hashes []uint64, repeats *
 			hashes = append(hashes, callHash(&list[i].Records[j]))
 		}
 	}
+	return hashes, repeatsOf(hashes)
+}
+
+// repeatsOf returns the set of hashes that may occur more than once
+// among hashes (nil when none does).
+func repeatsOf(hashes []uint64) *hashSet {
+	n := len(hashes)
 	bits := uint(16)
 	for 1<<bits < 32*n && bits < 30 {
 		bits++
@@ -184,7 +198,7 @@ func sharedCalls(list []Session, order []int, n int) (hashes []uint64, repeats *
 		seen[k/64] |= 1 << (k % 64)
 	}
 	if len(set) == 0 {
-		return hashes, nil
+		return nil
 	}
 	// The repeats' own bitmap is small enough to stay in the cache while
 	// every record is checked against it.
@@ -192,12 +206,12 @@ func sharedCalls(list []Session, order []int, n int) (hashes []uint64, repeats *
 	for 1<<bits < 32*len(set) && bits < 30 {
 		bits++
 	}
-	repeats = &hashSet{bits: make([]uint64, 1<<bits/64), mask: uint64(1)<<bits - 1, set: set}
+	repeats := &hashSet{bits: make([]uint64, 1<<bits/64), mask: uint64(1)<<bits - 1, set: set}
 	for h := range set {
 		k := h & repeats.mask
 		repeats.bits[k/64] |= 1 << (k % 64)
 	}
-	return hashes, repeats
+	return repeats
 }
 
 // hashSet is a set of hashes with a bitmap in front, which answers most
@@ -309,6 +323,7 @@ func Build(list []Session, loc *time.Location) *Reports {
 	for p, ps := range projects {
 		out.Projects[p] = ps.report(zone, loc)
 	}
+	b.tools(list, order, out)
 	return out
 }
 
