@@ -27,7 +27,7 @@ func TestLayout(t *testing.T) {
 	if got, want := lines(run(t, mnt, "ls", "./"+fixProject)), []string{fixSession, "active", "by-name", "cwd", "errors", "latest", "new", "usage"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ls project = %q, want %q", got, want)
 	}
-	want := []string{"append", "branches", "context.json", "current", "entries", "errors", "fork", "forks", "header.json", "images",
+	want := []string{"append", "branches", "changes", "changes.patch", "context.json", "current", "entries", "errors", "files.json", "files.txt", "fork", "forks", "header.json", "images",
 		"info.json", "labels", "leaf", "name", "prompts.txt", "session.jsonl", "transcript.html", "transcript.md", "tree",
 		"tree-all.txt", "tree-labeled-only.txt", "tree-no-tools.txt", "tree-user-only.txt", "tree.txt"}
 	if got := lines(run(t, sessionPath(mnt), "ls")); !reflect.DeepEqual(got, want) {

@@ -40,8 +40,7 @@ type scanned struct {
 	records []Record // all of them, the final line's last
 	partial int      // how many of records the final line gave
 	// tools are the tool records, toolsPartial of them the final line's;
-	// hasTools is false when only the usage records were kept
-	// (KeepParsed).
+	// hasTools is false for a record that holds no tool records.
 	tools        []ToolRecord
 	toolsPartial int
 	hasTools     bool
@@ -49,13 +48,6 @@ type scanned struct {
 	// complete is the name as of the complete lines.
 	complete string
 	upTo     int64
-}
-
-// ScanFile is Scan of a session the index knows: ScanFacts's records
-// and name.
-func ScanFile(f *sessions.File) (records []Record, name string, err error) {
-	x, err := ScanFacts(f)
-	return x.Records, x.Name, err
 }
 
 // ScanFacts reads the facts of a session the index knows, once per
@@ -134,25 +126,9 @@ func KeptFacts(f *sessions.File) (Facts, bool) {
 }
 
 // KeepFacts keeps the facts of a version of a session's file that a parse
-// found (see FactsOf), for KeptFacts and Kept.
+// found (see FactsOf), for KeptFacts.
 func KeepFacts(f *sessions.File, x Facts) {
 	s := scanned{records: x.Records, tools: x.Tools, hasTools: true, name: x.Name, complete: x.Name}
-	f.SetFact(factRecords, s.encode())
-}
-
-// Kept returns the records and the name kept for this version of a
-// session's file (by ScanFile or KeepParsed), without reading it: ok false
-// when none are.
-func Kept(f *sessions.File) (records []Record, name string, ok bool) {
-	s, ok := kept(f)
-	return s.records, s.name, ok
-}
-
-// KeepParsed keeps the records and the name of a version of a session's
-// file that a parse found (see Records), for Kept; without its tool
-// records, which ScanFacts then reads (KeepFacts keeps both).
-func KeepParsed(f *sessions.File, records []Record, name string) {
-	s := scanned{records: records, name: name, complete: name}
 	f.SetFact(factRecords, s.encode())
 }
 

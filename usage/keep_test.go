@@ -41,7 +41,7 @@ func sameScan(t *testing.T, f *sessions.File, records []Record, name string) {
 	}
 }
 
-// TestScanFileKept: the records and names ScanFile keeps are those Scan
+// TestScanFileKept: the records and names ScanFacts keeps are those Scan
 // reads, for every fixture; a new mount of the unchanged store has them
 // all without reading; a file that grew is read from where the last scan
 // stopped (its final line without a newline read again).
@@ -70,22 +70,22 @@ func TestScanFileKept(t *testing.T) {
 		t.Fatalf("%d sessions: the fixtures are missing", len(all))
 	}
 	for _, f := range all {
-		records, name, err := ScanFile(f)
+		x, err := ScanFacts(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameScan(t, f, records, name)
+		sameScan(t, f, x.Records, x.Name)
 	}
 	c.Close()
 
 	x, c = mountIndex(t, dir, cacheDir)
 	for _, f := range x.All() {
-		records, name, ok := Kept(f)
+		x, ok := KeptFacts(f)
 		if !ok {
 			t.Errorf("%s: nothing kept across mounts", f.Name)
 			continue
 		}
-		sameScan(t, f, records, name)
+		sameScan(t, f, x.Records, x.Name)
 	}
 	c.Close()
 
@@ -108,20 +108,20 @@ func TestScanFileKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := Kept(f); ok {
+	if _, ok := KeptFacts(f); ok {
 		t.Fatal("records of an earlier version kept for the grown file")
 	}
-	records, name, err := ScanFile(f)
+	x2, err := ScanFacts(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name != "grown" || len(records) != 3 {
-		t.Fatalf("grown file: %d records, name %q; want 3, grown", len(records), name)
+	if x2.Name != "grown" || len(x2.Records) != 3 {
+		t.Fatalf("grown file: %d records, name %q; want 3, grown", len(x2.Records), x2.Name)
 	}
-	if records[0].Model != "m1" {
-		t.Errorf("the first record's model is %q: the grown file was read again from the start, not from where the last scan stopped", records[0].Model)
+	if x2.Records[0].Model != "m1" {
+		t.Errorf("the first record's model is %q: the grown file was read again from the start, not from where the last scan stopped", x2.Records[0].Model)
 	}
-	if records[1].Input != 3 || records[2].Output != 4 {
-		t.Errorf("the lines after the last scan: %+v", records[1:])
+	if x2.Records[1].Input != 3 || x2.Records[2].Output != 4 {
+		t.Errorf("the lines after the last scan: %+v", x2.Records[1:])
 	}
 }

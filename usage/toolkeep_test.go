@@ -38,7 +38,7 @@ func sameFacts(t *testing.T, f *sessions.File, x Facts) {
 // the usage records are those of a parse, for every fixture; a new mount
 // has them without reading; a grown file is read from where the last scan
 // stopped, its results still put down to the model of calls read before;
-// KeepParsed's records alone do not pass for facts, KeepFacts's do.
+// what KeepFacts keeps is what KeptFacts gives.
 func TestScanFactsKept(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/*/*.jsonl")
 	more, _ := filepath.Glob("../testdata/*/*/*.jsonl")
@@ -120,13 +120,6 @@ func TestScanFactsKept(t *testing.T) {
 		t.Errorf("grown file's tool records %q, want %q (m2: read again from the start)", got, want)
 	}
 
-	KeepParsed(f, fx.Records, fx.Name)
-	if _, ok := KeptFacts(f); ok {
-		t.Error("KeepParsed's records pass for facts with tool records")
-	}
-	if _, _, ok := Kept(f); !ok {
-		t.Error("KeepParsed's records are not kept")
-	}
 	KeepFacts(f, fx)
 	if kx, ok := KeptFacts(f); !ok || !reflect.DeepEqual(kx, fx) {
 		t.Errorf("KeepFacts kept %+v, %v", kx, ok)

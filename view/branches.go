@@ -69,8 +69,37 @@ func (d *branchDir) mtime() (time.Time, error) {
 	return mt, err
 }
 
+// branchFiles is a branch folder's files besides its entries, declared
+// once: the listing and the lookup both read it.
+var branchFiles = []struct {
+	name string
+	mode uint32
+	make func(s sessionRef, id string) Node
+}{
+	{contextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newContextFile(s, id, true) }},
+	{transcriptName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newTranscriptFile(s, id, true) }},
+	{htmlName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newHTMLFile(s, id, true) }},
+	{sessionFileName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newExportFile(s, id) }},
+	{imagesName, syscall.S_IFDIR, func(s sessionRef, id string) Node { return newImagesDir(s, id) }},
+	{filesTextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesTextName) }},
+	{filesJSONName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesJSONName) }},
+	{patchName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, patchName) }},
+	{changesName, syscall.S_IFDIR, func(s sessionRef, id string) Node {
+		return &changesDir{inSession{s}, id, true, newBranchDir(s, id).mtime}
+	}},
+}
+
+// file is the branch folder's file of branchFiles[i].
+func (d *branchDir) file(i int) Child {
+	s, id, e := d.s, d.id, branchFiles[i]
+	return Child{e.name, e.mode, d.ino.With(e.name).Ino(), func() Node { return e.make(s, id) }}
+}
+
 func (d *branchDir) list() ([]Child, error) {
-	out := []Child{d.context(), d.transcript(), d.html(), d.export(), d.images()}
+	out := make([]Child, 0, len(branchFiles))
+	for i := range branchFiles {
+		out = append(out, d.file(i))
+	}
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.s.v, ss, d.id)
 		if len(path) == 0 {
@@ -86,17 +115,10 @@ func (d *branchDir) list() ([]Child, error) {
 }
 
 func (d *branchDir) lookup(name string) (Child, error) {
-	switch name {
-	case contextName:
-		return d.context(), nil
-	case transcriptName:
-		return d.transcript(), nil
-	case htmlName:
-		return d.html(), nil
-	case sessionFileName:
-		return d.export(), nil
-	case imagesName:
-		return d.images(), nil
+	for i, e := range branchFiles {
+		if e.name == name {
+			return d.file(i), nil
+		}
 	}
 	pos, ok := namePos(name)
 	if !ok {
@@ -112,31 +134,6 @@ func (d *branchDir) lookup(name string) (Child, error) {
 		return nil
 	})
 	return c, err
-}
-
-func (d *branchDir) context() Child {
-	s, id := d.s, d.id
-	return Child{contextName, syscall.S_IFREG, d.ino.With(contextName).Ino(), func() Node { return newContextFile(s, id, true) }}
-}
-
-func (d *branchDir) transcript() Child {
-	s, id := d.s, d.id
-	return Child{transcriptName, syscall.S_IFREG, d.ino.With(transcriptName).Ino(), func() Node { return newTranscriptFile(s, id, true) }}
-}
-
-func (d *branchDir) html() Child {
-	s, id := d.s, d.id
-	return Child{htmlName, syscall.S_IFREG, d.ino.With(htmlName).Ino(), func() Node { return newHTMLFile(s, id, true) }}
-}
-
-func (d *branchDir) images() Child {
-	s, id := d.s, d.id
-	return Child{imagesName, syscall.S_IFDIR, d.ino.With(imagesName).Ino(), func() Node { return newImagesDir(s, id) }}
-}
-
-func (d *branchDir) export() Child {
-	s, id := d.s, d.id
-	return Child{sessionFileName, syscall.S_IFREG, d.ino.With(sessionFileName).Ino(), func() Node { return newExportFile(s, id) }}
 }
 
 func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {

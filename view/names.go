@@ -55,6 +55,10 @@ const (
 	parentName      = "parent"
 	forksName       = "forks"
 	promptsName     = "prompts.txt"
+	filesTextName   = "files.txt"
+	filesJSONName   = "files.json"
+	changesName     = "changes"
+	patchName       = "changes.patch"
 )
 
 // jsonExt ends the names of entry files.

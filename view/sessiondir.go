@@ -49,6 +49,10 @@ var sessionFiles = []struct {
 	{promptsName, syscall.S_IFREG, func(s sessionRef) Node { return newPromptsFile(s) }},
 	{parentName, syscall.S_IFLNK, func(s sessionRef) Node { return newParentLink(s) }},
 	{forksName, syscall.S_IFDIR, func(s sessionRef) Node { return newForksDir(s) }},
+	{filesTextName, syscall.S_IFREG, func(s sessionRef) Node { return newFilesView(s, "", false, filesTextName) }},
+	{filesJSONName, syscall.S_IFREG, func(s sessionRef) Node { return newFilesView(s, "", false, filesJSONName) }},
+	{patchName, syscall.S_IFREG, func(s sessionRef) Node { return newFilesView(s, "", false, patchName) }},
+	{changesName, syscall.S_IFDIR, func(s sessionRef) Node { return &changesDir{inSession{s}, "", false, s.activity} }},
 }
 
 func (d *sessionDir) list() ([]Child, error) {

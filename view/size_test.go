@@ -60,7 +60,7 @@ func TestSizeBeforeContent(t *testing.T) {
 		size  int64
 	}
 	var all []sized
-	sessionsSeen, views := 0, 0
+	sessionsSeen, views, diffs := 0, 0, 0
 	for _, p := range v.projects() {
 		files, err := v.sessionFiles(p)
 		if err != nil {
@@ -88,10 +88,23 @@ func TestSizeBeforeContent(t *testing.T) {
 			for i, k := range []string{contextName, transcriptName, htmlName, infoName, nameName} {
 				vs[i].key = k
 			}
+			for _, name := range []string{filesTextName, filesJSONName, patchName} {
+				vs = append(vs, sized{view: newFilesView(s, "", false, name), key: name})
+			}
+			changes := &changesDir{inSession{s}, "", false, s.activity}
+			list, err := changes.list()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range list {
+				vs = append(vs, sized{view: c.Node().(sizedView), key: changesName + "/" + c.Name})
+				diffs++
+			}
 			for _, id := range ids {
 				vs = append(vs, sized{view: newContextFile(s, id, true), key: contextName + "\x00" + id},
 					sized{view: newTranscriptFile(s, id, true), key: transcriptName + "\x00" + id},
-					sized{view: newHTMLFile(s, id, true), key: htmlName + "\x00" + id})
+					sized{view: newHTMLFile(s, id, true), key: htmlName + "\x00" + id},
+					sized{view: newFilesView(s, id, true, patchName), key: patchName + "\x00" + id})
 			}
 			for i := range vs {
 				vs[i].where = fmt.Sprintf("%s/%s: view %d (%T)", p, f.Name, i, vs[i].view)
@@ -121,6 +134,9 @@ func TestSizeBeforeContent(t *testing.T) {
 			t.Errorf("%s: size %d, content %d bytes", sv.where, sv.size, len(data))
 		}
 		views++
+	}
+	if diffs == 0 {
+		t.Error("no session of the store changed a file: changes/ was not compared")
 	}
 	if sessionsSeen < 15 || views < 1000 {
 		t.Errorf("only %d views of %d sessions compared", views, sessionsSeen)

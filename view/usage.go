@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"syscall"
 	"time"
 
@@ -38,18 +39,18 @@ func (d *usageDir) mtime() (time.Time, error) {
 }
 
 func (d *usageDir) list() ([]Child, error) {
-	out := make([]Child, 0, len(usage.Files))
-	for _, name := range usage.Files {
-		out = append(out, d.file(name))
+	out := make([]Child, 0, len(usage.Files)+len(usage.ToolFiles))
+	for _, names := range [][]string{usage.Files, usage.ToolFiles} {
+		for _, name := range names {
+			out = append(out, d.file(name))
+		}
 	}
 	return out, nil
 }
 
 func (d *usageDir) lookup(name string) (Child, error) {
-	for _, n := range usage.Files {
-		if n == name {
-			return d.file(name), nil
-		}
+	if slices.Contains(usage.Files, name) || slices.Contains(usage.ToolFiles, name) {
+		return d.file(name), nil
 	}
 	return Child{}, ErrNotFound
 }
@@ -154,8 +155,8 @@ func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time
 		if c.get(f) != nil {
 			continue
 		}
-		if records, name, ok := usage.Kept(f); ok {
-			c.put(f, &usageOf{file: f, records: records, name: name})
+		if x, ok := usage.KeptFacts(f); ok {
+			c.put(f, &usageOf{file: f, facts: x})
 			continue
 		}
 		missing = append(missing, f)
@@ -169,7 +170,9 @@ func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time
 		if u == nil {
 			continue // gone or unreadable meanwhile: the next change says
 		}
-		list = append(list, usage.NewSession(f.Project, f.Path, f.Header, u.name, u.records))
+		s := usage.NewSession(f.Project, f.Path, f.Header, u.facts.Name, u.facts.Records)
+		s.Tools = u.facts.Tools
+		list = append(list, s)
 		kept = append(kept, f)
 		mt := time.Unix(0, f.Sig.Mtime)
 		for _, scope := range []string{"", f.Project} {

@@ -35,9 +35,8 @@ type usageCache struct {
 }
 
 type usageOf struct {
-	file    *sessions.File
-	records []usage.Record
-	name    string
+	file  *sessions.File
+	facts usage.Facts
 }
 
 // get returns a session's records when they are of its current version.
@@ -57,18 +56,18 @@ func (c *usageCache) scan(files []*sessions.File) {
 	par.Each(len(files), func(i int) {
 		f := files[i]
 		c.scanned.Add(1)
-		records, name, err := usage.ScanFile(f)
+		x, err := usage.ScanFacts(f)
 		if err == nil {
-			f.KnowName(name) // the scan read it all: by-name/ reads nothing more
-			c.put(f, &usageOf{file: f, records: records, name: name})
+			f.KnowName(x.Name) // the scan read it all: by-name/ reads nothing more
+			c.put(f, &usageOf{file: f, facts: x})
 		}
 	})
 }
 
 // keep records what the reports need of a parsed session. ss.mu is held.
 func (c *usageCache) keep(ss *session) {
-	u := &usageOf{file: ss.File, records: usage.Records(ss.Log.Entries), name: ss.Tree.Name()}
-	usage.KeepParsed(ss.File, u.records, u.name)
+	u := &usageOf{file: ss.File, facts: usage.FactsOf(ss.Log.Entries, ss.Tree.Name())}
+	usage.KeepFacts(ss.File, u.facts)
 	c.put(ss.File, u)
 }
 
@@ -86,6 +85,4 @@ func (c *usageCache) put(f *sessions.File, u *usageOf) {
 }
 
 // bytes is about what a session's records hold.
-func (u *usageOf) bytes() int64 {
-	return usage.Bytes(u.records) + int64(len(u.name)) + 64
-}
+func (u *usageOf) bytes() int64 { return u.facts.Bytes() + 64 }
