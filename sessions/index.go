@@ -52,6 +52,8 @@ type Index struct {
 	onDir func(dir string)
 	// cache keeps what the index learns of files across mounts (see Keep).
 	cache *persist.Cache
+	// writes are the write locks of the files pifs writes (LockWrites).
+	writes writeLocks
 
 	counts struct{ stats, headers, folders, kept, reads atomic.Int64 }
 	files  atomic.Int64  // files held (see Sweep)
