@@ -216,6 +216,19 @@ func (v *View) mayCreateIn(c Caller, dir string) ([]string, error) {
 	if err := v.searchDown(w, at); err != nil {
 		return nil, err
 	}
+	// A folder of the store may be a link (another user may plant one in
+	// a store they may write): what counts is the folder it leads to, and
+	// every folder above that one.
+	real, err := filepath.EvalSymlinks(at)
+	if err != nil {
+		return nil, err
+	}
+	if real != at {
+		if err := searchFromTop(w, real); err != nil {
+			return nil, err
+		}
+		at = real
+	}
 	o, err := lstatOwner(at)
 	if err != nil {
 		return nil, err
@@ -255,27 +268,29 @@ func (v *View) mayOpen(c Caller, path string, want uint32, what string) error {
 }
 
 // createFor creates a planned session file for caller c, with the
-// folders it needs, and gives them to the caller.
+// folders it needs, and gives them to the caller. The folders it is made
+// in are checked again as they are opened (sessions.CreateAs), so that a
+// link swapped in after the check leads nowhere the caller may not write.
 func (v *View) createFor(c Caller, p newSession) (string, error) {
-	missing, err := v.mayCreateIn(c, p.dir)
-	if err != nil {
+	if _, err := v.mayCreateIn(c, p.dir); err != nil {
 		return "", err
 	}
-	path, err := sessions.Create(p.dir, p.file, p.lines...)
-	if err != nil {
-		return "", err
-	}
+	uid, gid := -1, -1
 	if v.uid == 0 && (c.Uid != 0 || c.Gid != 0) {
-		for _, d := range missing {
-			if err := os.Lchown(d, int(c.Uid), int(c.Gid)); err != nil {
-				return "", err
-			}
-		}
-		if err := os.Lchown(path, int(c.Uid), int(c.Gid)); err != nil {
-			return "", err
-		}
+		uid, gid = int(c.Uid), int(c.Gid)
 	}
-	return path, nil
+	w := c.who()
+	return sessions.CreateAs(p.dir, p.file, uid, gid, func(fi iofs.FileInfo) error {
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return fmt.Errorf("%s: no owner", p.dir)
+		}
+		if o := (Owner{st.Uid, st.Gid, uint32(fi.Mode().Perm())}); !w.allows(o, mayWrite|maySearch) {
+			at, _ := filepath.EvalSymlinks(p.dir)
+			return errAccess("user %d may not create files in %s (mode %04o, owner %d:%d): pifs creates for a user only what the user could create in the store", w.uid, at, o.Perm, o.Uid, o.Gid)
+		}
+		return nil
+	}, p.lines...)
 }
 
 // opener is a control that checks its caller's rights when it is opened

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Attacks by another user (uid 65534) on a shared mount (--allow-other,
+// pifs running as root), each refused or harmless: nothing is created,
+// moved, restored, shown or ended beyond what that user could do without
+// the mount.
+
+// openStore makes a store in a folder every user may write (1777, as a
+// shared store may be), holding user 65534's session alpha (in a project
+// folder of root's at 0755), and a folder only root may enter beside it.
+// It returns the store, alpha's file and the root-only folder.
+func openStore(t *testing.T) (store, alpha, rootOnly string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		skipOrFail(t, "needs root to act as another user")
+	}
+	top := t.TempDir()
+	os.Chmod(top, 0o755)
+	os.Chmod(filepath.Dir(top), 0o755)
+	store = filepath.Join(top, "store")
+	os.Mkdir(store, 0o777)
+	os.Chmod(store, 0o1777)
+	proj := filepath.Join(store, "--home-dev-alpha--")
+	os.Mkdir(proj, 0o755)
+	alpha = filepath.Join(proj, "2024-01-01T00-00-00-000Z_11111111-2222-3333-4444-555555555555.jsonl")
+	os.WriteFile(alpha, []byte(`{"type":"session","version":3,"id":"11111111-2222-3333-4444-555555555555","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/home/dev/alpha"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"hello","timestamp":1704067201000}}
+`), 0o644)
+	os.Chown(alpha, nobody, nobody)
+	rootOnly = filepath.Join(top, "root-only")
+	os.Mkdir(rootOnly, 0o700)
+	return store, alpha, rootOnly
+}
+
+// sessionDir is the mount's folder of a session file of the store.
+func sessionDir(mnt, store, file string) string {
+	rel, _ := filepath.Rel(store, strings.TrimSuffix(file, ".jsonl"))
+	return filepath.Join(mnt, rel)
+}
+
+// TestSymlinkedProjectFolder: another user plants a project folder that
+// is a symlink to a folder only root may write (--evil-- -> root-only);
+// fork into its cwd, new there (at the root and in the project) and cp
+// into it are all refused and create nothing there, as the same user's
+// touch through the link is. A link to a folder of the user's own still
+// takes their fork.
+func TestSymlinkedProjectFolder(t *testing.T) {
+	bin := buildPifs(t)
+	store, alpha, rootOnly := openStore(t)
+	if out, code := asNobody(t, "ln -s "+rootOnly+" "+filepath.Join(store, "--evil--")); code != 0 {
+		t.Fatalf("planting the link: %s", out)
+	}
+	mine := filepath.Join(filepath.Dir(store), "nobodys")
+	os.Mkdir(mine, 0o755)
+	os.Chown(mine, nobody, nobody)
+	if out, code := asNobody(t, "ln -s "+mine+" "+filepath.Join(store, "--mine--")); code != 0 {
+		t.Fatalf("planting the link: %s", out)
+	}
+	mnt, _ := daemon(t, bin, store, "--allow-other")
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	sess := sessionDir(mnt, store, alpha)
+	src := filepath.Join(t.TempDir(), "x.jsonl")
+	os.WriteFile(src, []byte(`{"type":"session","version":3,"id":"77777777-2222-3333-4444-555555555555","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/evil"}`+"\n"), 0o644)
+	os.Chmod(filepath.Dir(src), 0o755)
+
+	if out, code := asNobody(t, "touch "+filepath.Join(store, "--evil--", "x.jsonl")); code == 0 {
+		t.Fatalf("the user may create through the link in the store itself (%s): the fixture is wrong", out)
+	}
+	for what, script := range map[string]string{
+		"fork into the link's cwd": `exec 3<>` + sess + `/fork && echo '{"cwd":"/evil"}' >&3 && cat <&3`,
+		"fork of a part":           `exec 3<>` + sess + `/fork && echo '{"cwd":"/evil","from":"a1"}' >&3 && cat <&3`,
+		"new at the root":          `exec 3<>` + mnt + `/new && echo /evil >&3 && cat <&3`,
+		"cp into the project":      `cp ` + src + ` ` + mnt + `/--evil--/`,
+	} {
+		if out, code := asNobody(t, script); code == 0 {
+			t.Errorf("%s: done through the mount (%s)", what, strings.TrimSpace(out))
+		}
+	}
+	if names, _ := os.ReadDir(rootOnly); len(names) != 0 {
+		for _, n := range names {
+			fi, _ := n.Info()
+			st := fi.Sys().(*syscall.Stat_t)
+			t.Errorf("created in the root-only folder through the link: %s, owned by %d", n.Name(), st.Uid)
+		}
+	}
+	errs, _ := os.ReadFile(filepath.Join(sess, "errors"))
+	if !strings.Contains(string(errs), "user 65534 may not search "+rootOnly) {
+		t.Errorf("errors does not say why the fork was refused: %s", errs)
+	}
+
+	// Through a link to a folder of their own, the fork is theirs.
+	out, code := asNobody(t, `exec 3<>`+sess+`/fork && echo '{"cwd":"/mine"}' >&3 && cat <&3`)
+	if code != 0 {
+		t.Fatalf("fork into a linked folder of the user's own: %s", out)
+	}
+	names, _ := os.ReadDir(mine)
+	if len(names) != 1 {
+		t.Fatalf("the fork through the link to the user's own folder made %d files there", len(names))
+	}
+	if fi, _ := names[0].Info(); fi.Sys().(*syscall.Stat_t).Uid != nobody {
+		t.Errorf("the fork is not the user's")
+	}
+}
