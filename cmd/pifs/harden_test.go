@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Attacks by another user (uid 65534) on a shared mount (--allow-other,
@@ -107,5 +109,86 @@ func TestSymlinkedProjectFolder(t *testing.T) {
 	}
 	if fi, _ := names[0].Info(); fi.Sys().(*syscall.Stat_t).Uid != nobody {
 		t.Errorf("the fork is not the user's")
+	}
+}
+
+// tmpfsStore mounts a tmpfs every user may write (1777, its top a file
+// system of its own, so that trash goes to its top) and makes a store in
+// it holding root's private session (0600, quiet for an hour). It returns
+// the top, the store and the session file.
+func tmpfsStore(t *testing.T) (top, store, file string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		skipOrFail(t, "needs root to act as another user")
+	}
+	top = t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m,mode=1777", "tmpfs", top).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", top).CombinedOutput(); err != nil {
+			t.Errorf("umount: %v %s", err, out)
+		}
+	})
+	os.Chmod(filepath.Dir(top), 0o755)
+	store = filepath.Join(top, "store")
+	os.MkdirAll(filepath.Join(store, "--home-dev-alpha--"), 0o755)
+	file = filepath.Join(store, "--home-dev-alpha--", "2024-01-01T00-00-00-000Z_11111111-2222-3333-4444-555555555555.jsonl")
+	os.WriteFile(file, []byte(`{"type":"session","version":3,"id":"11111111-2222-3333-4444-555555555555","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/home/dev/alpha"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"private","timestamp":1704067201000}}
+`), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(file, old, old)
+	return top, store, file
+}
+
+// TestTrashFoldersOfAnotherUser: on a file system other users may write,
+// another user makes root's trash folders beforehand (.Trash-0, and 0 in
+// a sticky .Trash) and leaves in them a trashed "session" of theirs. A
+// trash through the mount puts nothing there (refused, EACCES, with the
+// reason), the planted session neither shows in trash/ nor is restored
+// into the store, and the session stays where it was.
+func TestTrashFoldersOfAnotherUser(t *testing.T) {
+	bin := buildPifs(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	top, store, file := tmpfsStore(t)
+	planted := `mkdir -m 777 ` + top + `/.Trash-0 ` + top + `/.Trash-0/files ` + top + `/.Trash-0/info &&
+		mkdir -m 1777 ` + top + `/.Trash && mkdir -m 777 ` + top + `/.Trash/0 &&
+		printf '{"type":"session","version":3,"id":"66666666-2222-3333-4444-555555555555","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/home/dev/alpha"}\n' > ` + top + `/.Trash-0/files/2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555.jsonl &&
+		printf '[Trash Info]\nPath=store/--home-dev-alpha--/2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555.jsonl\nDeletionDate=2024-01-05T00:00:00\n' > ` + top + `/.Trash-0/info/2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555.jsonl.trashinfo`
+	if out, code := asNobody(t, planted); code != 0 {
+		t.Fatalf("planting the trash folders: %s", out)
+	}
+	mnt, _ := daemon(t, bin, store, "--allow-other")
+	sess := sessionDir(mnt, store, file)
+	out, err := exec.Command("mv", sess, filepath.Join(mnt, "trash")+"/").CombinedOutput()
+	if err == nil {
+		t.Errorf("mv to trash/ went through with only another user's trash folders there")
+	} else if !strings.Contains(string(out), "Permission denied") {
+		t.Errorf("mv to trash/: %s, want EACCES", out)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the session left the store: %v", err)
+	}
+	for _, d := range []string{".Trash-0/files", ".Trash/0/files"} {
+		names, _ := os.ReadDir(filepath.Join(top, d))
+		for _, n := range names {
+			if strings.Contains(n.Name(), "11111111") {
+				t.Errorf("the session went into another user's %s", d)
+			}
+		}
+	}
+	if errs, _ := os.ReadFile(filepath.Join(sess, "errors")); !strings.Contains(string(errs), "not a trash folder of the user's") {
+		t.Errorf("errors does not say why: %s", errs)
+	}
+	listed, _ := exec.Command("ls", filepath.Join(mnt, "trash")).CombinedOutput()
+	if strings.Contains(string(listed), "66666666") {
+		t.Errorf("trash/ shows what another user planted in their folder: %s", listed)
+	}
+	exec.Command("mv", filepath.Join(mnt, "trash", "2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555"), filepath.Join(mnt, "--home-dev-alpha--")+"/").Run()
+	if _, err := os.Lstat(filepath.Join(store, "--home-dev-alpha--", "2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555.jsonl")); err == nil {
+		t.Error("a session another user planted in their trash folder was restored into the store")
 	}
 }
