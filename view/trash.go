@@ -368,7 +368,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 			v.events.movedBy(t.Original, "")
 		}
 	}()
-	err = sessions.RestoreSession(tr, t)
+	err = sessions.RestoreSession(tr, t, v.st.x)
 	switch {
 	case errors.Is(err, os.ErrExist):
 		return fail(refuse(ErrExists, "mv trash/%s: not restored: %v", name, err))

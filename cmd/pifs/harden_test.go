@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,5 +191,71 @@ func TestTrashFoldersOfAnotherUser(t *testing.T) {
 	exec.Command("mv", filepath.Join(mnt, "trash", "2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555"), filepath.Join(mnt, "--home-dev-alpha--")+"/").Run()
 	if _, err := os.Lstat(filepath.Join(store, "--home-dev-alpha--", "2024-01-05T00-00-00-000Z_66666666-2222-3333-4444-555555555555.jsonl")); err == nil {
 		t.Error("a session another user planted in their trash folder was restored into the store")
+	}
+}
+
+// TestRestoreRefusesDuplicateID: while root's session S (id X) is in the
+// trash, another user imports a copy of it into their own folder, or forks
+// their own session with {"id": X}, as they may (the id is free then);
+// S's restore is then refused (EEXIST, with the reason in errors), so that
+// the store never holds two sessions with one id; S stays in the trash.
+func TestRestoreRefusesDuplicateID(t *testing.T) {
+	bin := buildPifs(t)
+	for what, dup := range map[string]func(mnt, sFile string) string{
+		"import": func(mnt, sFile string) string {
+			return `cp ` + sFile + ` ` + mnt + `/--home-nobody--/copy.jsonl`
+		},
+		"fork with its id": func(mnt, sFile string) string {
+			return `exec 3<>` + mnt + `/--home-dev-alpha--/2024-01-01T00-00-00-000Z_11111111-2222-3333-4444-555555555555/fork && echo '{"id":"44444444-2222-3333-4444-555555555555","cwd":"/home/nobody"}' >&3 && cat <&3`
+		},
+	} {
+		t.Run(what, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+			store, _, _ := sharedStore(t)
+			// Root's session S, which user 65534 may read.
+			s := filepath.Join(store, "--home-dev-alpha--", "2024-01-02T00-00-00-000Z_44444444-2222-3333-4444-555555555555.jsonl")
+			os.WriteFile(s, []byte(`{"type":"session","version":3,"id":"44444444-2222-3333-4444-555555555555","timestamp":"2024-01-02T00:00:00.000Z","cwd":"/home/dev/alpha"}
+{"type":"message","id":"s1","parentId":null,"timestamp":"2024-01-02T00:00:01.000Z","message":{"role":"user","content":"S","timestamp":1704153601000}}
+`), 0o644)
+			copyOf := filepath.Join(t.TempDir(), "s.jsonl")
+			data, _ := os.ReadFile(s)
+			os.WriteFile(copyOf, data, 0o644)
+			os.Chmod(filepath.Dir(copyOf), 0o755)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(s, old, old)
+			mnt, _ := daemon(t, bin, store, "--allow-other")
+			os.Chmod(filepath.Dir(mnt), 0o755)
+			name := strings.TrimSuffix(filepath.Base(s), ".jsonl")
+			if out, err := exec.Command("mv", filepath.Join(mnt, "--home-dev-alpha--", name), filepath.Join(mnt, "trash")+"/").CombinedOutput(); err != nil {
+				t.Fatalf("trash: %v %s", err, out)
+			}
+			if out, code := asNobody(t, dup(mnt, copyOf)); code != 0 {
+				t.Fatalf("the other user's %s: %s", what, out)
+			}
+			if err := os.Rename(filepath.Join(mnt, "trash", name), filepath.Join(mnt, "--home-dev-alpha--", name)); !errors.Is(err, syscall.EEXIST) {
+				t.Errorf("restore with its id taken: %v, want EEXIST", err)
+			}
+			if _, err := os.Lstat(s); err == nil {
+				t.Errorf("the session is back with its id taken")
+			}
+			errs, _ := os.ReadFile(filepath.Join(mnt, "trash", name, "errors"))
+			if !strings.Contains(string(errs), "two sessions with one id") {
+				t.Errorf("errors does not say why: %q", errs)
+			}
+			ids := 0
+			filepath.Walk(store, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && fi.Mode().IsRegular() {
+					if b, _ := os.ReadFile(p); strings.Contains(string(b), `"type":"session","version":3,"id":"44444444-`) {
+						ids++
+					}
+				}
+				return nil
+			})
+			if ids != 1 {
+				t.Errorf("%d session files of the store have id 4444…, want 1", ids)
+			}
+		})
 	}
 }

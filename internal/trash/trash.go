@@ -476,12 +476,8 @@ func readTrash(c trashDir) ([]Item, error) {
 // never replaced: Restore then changes nothing and returns ErrTaken. The
 // original folder is made again when it is gone (as trash-restore does).
 func (t *Trash) Restore(it Item) error {
-	if home, err := realPath(t.Home); err != nil || it.Dir != home {
-		for _, d := range []string{it.Dir, filepath.Join(it.Dir, "files"), filepath.Join(it.Dir, "info")} {
-			if err := t.own(d); err != nil {
-				return fmt.Errorf("cannot restore %s: %w; nothing was restored", it.Original, err)
-			}
-		}
+	if err := t.ownsItem(it); err != nil {
+		return err
 	}
 	if _, err := os.Lstat(it.Original); err == nil {
 		return fmt.Errorf("cannot restore %s: %w; nothing was restored", it.Original, ErrTaken)
@@ -504,6 +500,32 @@ func (t *Trash) Restore(it Item) error {
 		return fmt.Errorf("restored %s, but its trash info %s is left: %w", it.Original, it.InfoFile(), err)
 	}
 	return nil
+}
+
+// ownsItem checks that a trashed file is in the home trash or a trash
+// directory of the user's (see own).
+func (t *Trash) ownsItem(it Item) error {
+	if home, err := realPath(t.Home); err == nil && it.Dir == home {
+		return nil
+	}
+	for _, d := range []string{it.Dir, filepath.Join(it.Dir, "files"), filepath.Join(it.Dir, "info")} {
+		if err := t.own(d); err != nil {
+			return fmt.Errorf("cannot restore %s: %w; nothing was restored", it.Original, err)
+		}
+	}
+	return nil
+}
+
+// Exchange puts a trashed file back at its original path in place of the
+// file there, in one step (rename.Exchange): that file takes the trashed
+// file's place in the trash, under its name and trash info, so nothing
+// is ever without a name. It fails, changing nothing, when either is
+// missing or the file system cannot exchange.
+func (t *Trash) Exchange(it Item) error {
+	if err := t.ownsItem(it); err != nil {
+		return err
+	}
+	return rename.Exchange(it.File(), it.Original)
 }
 
 // formatInfo is the content of a .trashinfo file.
