@@ -36,7 +36,9 @@ const maxImportNames = 10000
 // "..."}) comes before the first other line that parses, and fails on a
 // version 1 session holding a line that is a JSON string, number or true,
 // to which its migration cannot give an id. An empty file, which pi would
-// make a new session of, is refused too: create one by writing to new.
+// make a new session of, is refused too: create one by writing to new. So
+// is a file pi opens but cannot resume: one whose entries above its last
+// form a parent cycle (see resumeWalk).
 func CheckImport(data []byte) (*Header, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: the file is empty; to create a session, write to a new file", ErrNotSession)
@@ -47,6 +49,9 @@ func CheckImport(data []byte) (*Header, error) {
 		return nil, refused
 	}
 	if err == nil && h.Version >= 2 {
+		if err := checkResume(data); err != nil {
+			return nil, err
+		}
 		return h, nil
 	}
 	// A header past the first MiB, which pi finds by reading the whole
@@ -60,6 +65,14 @@ func CheckImport(data []byte) (*Header, error) {
 			if !e.Object && jsjson.KindOf(e.Raw) != jsjson.Array {
 				return nil, fmt.Errorf("%w: a version 1 session whose line at byte %d is %.40s, not an object: pi cannot give it an id when it migrates the session, and fails to open it", ErrNotSession, e.Offset, e.Raw)
 			}
+		}
+	} else {
+		var w resumeWalk
+		for _, e := range l.Entries {
+			w.add(e)
+		}
+		if err := w.cycle(); err != nil {
+			return nil, err
 		}
 	}
 	return l.Header, nil

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -71,7 +72,10 @@ func checkImportFile(path string) (*Header, error) {
 	if int64(len(head)) == fi.Size() {
 		return CheckImport(head)
 	}
-	if h, err := CheckImport(head); err == nil && h.Version >= 2 {
+	if h, err := readHeader(bytes.NewReader(head)); err == nil && h.Version >= 2 {
+		if err := checkResumeFile(path); err != nil {
+			return nil, err
+		}
 		return h, nil
 	}
 	data, err := os.ReadFile(path)
