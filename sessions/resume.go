@@ -1,8 +1,8 @@
 package sessions
 
 import (
-	"errors"
 	"bytes"
+	"errors"
 	"fmt"
 )
 
