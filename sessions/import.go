@@ -27,6 +27,15 @@ var (
 	ErrOtherProject = errors.New("the session's working directory belongs to another project")
 )
 
+// duplicate is ErrDuplicate for session id, and what to do.
+// The other session is named by its by-id/ link, which the mount shows to
+// whoever may read it, never by its project and name: the reason goes to a
+// project's errors file, which others may read, and the caller may not be
+// allowed to read that session.
+func duplicate(id, todo string) error {
+	return fmt.Errorf("%w: another session of the store has the id %s (by-id/%s, to whoever may read it); pi would have two sessions with one id (pi --session %s opens either); %s", ErrDuplicate, id, id, id, todo)
+}
+
 // maxImportNames bounds the names tried for one import (NAME, NAME-1…).
 const maxImportNames = 10000
 
@@ -198,8 +207,8 @@ func (x *Index) Import(flat bool, project, name string, data []byte) (string, er
 	if err != nil {
 		return "", err
 	}
-	if f, ok := x.ByID(h.ID); ok {
-		return "", fmt.Errorf("%w: session %s is %s/%s; pi would have two sessions with one id (pi --session %s opens either); to keep a copy, fork it, which gives the copy an id of its own", ErrDuplicate, h.ID, f.Project, f.Name, h.ID)
+	if _, ok := x.ByID(h.ID); ok {
+		return "", duplicate(h.ID, "to keep a copy, fork it, which gives the copy an id of its own")
 	}
 	return importAs(x.dir, flat, project, name, stem, data, h)
 }

@@ -3,7 +3,6 @@ package sessions
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,8 +44,8 @@ func (x *Index) ImportFile(flat bool, project, name, tmp string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if f, ok := x.ByID(h.ID); ok {
-		return "", fmt.Errorf("%w: session %s is %s/%s; pi would have two sessions with one id (pi --session %s opens either); to keep a copy, fork it, which gives the copy an id of its own", ErrDuplicate, h.ID, f.Project, f.Name, h.ID)
+	if _, ok := x.ByID(h.ID); ok {
+		return "", duplicate(h.ID, "to keep a copy, fork it, which gives the copy an id of its own")
 	}
 	dir, err := importDir(x.dir, flat, project, h)
 	if err != nil {

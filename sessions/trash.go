@@ -111,8 +111,8 @@ func TrashedSessions(tr *trash.Trash, dir string) ([]Trashed, error) {
 // (see rejoin): the restored file is the trashed one, then those lines.
 func RestoreSession(tr *trash.Trash, t Trashed, x *Index) error {
 	if t.Header != nil && x != nil {
-		if f, ok := x.ByID(t.Header.ID); ok {
-			return fmt.Errorf("%w: session %s is %s/%s; restored, pi would have two sessions with one id (pi --session %s opens either): trash that one, or fork this one from trash/ to keep both: %w", ErrDuplicate, t.Header.ID, f.Project, f.Name, t.Header.ID, fs.ErrExist)
+		if _, ok := x.ByID(t.Header.ID); ok {
+			return fmt.Errorf("%w: %w", duplicate(t.Header.ID, "trash that one first, or fork this one from trash/ to keep both"), fs.ErrExist)
 		}
 	}
 	err := tr.Restore(t.Item)

@@ -259,3 +259,53 @@ func TestRestoreRefusesDuplicateID(t *testing.T) {
 		})
 	}
 }
+
+// TestIDsShownPerCaller: what by-id/ and a project's errors tell about a
+// session reaches only who may read it. A prefix of the other user's own
+// session id that root's private session shares resolves, for them, to
+// their session (the private one is no candidate), and for root to
+// nothing (two candidates); an import refused because a private session
+// of another project has its id says so without naming that session's
+// project or file, in the errors file the other user reads.
+func TestIDsShownPerCaller(t *testing.T) {
+	bin := buildPifs(t)
+	store, own, private := sharedStore(t)
+	// Root's private session whose id starts as the other user's does.
+	data, _ := os.ReadFile(private)
+	hidden := filepath.Join(filepath.Dir(private), "2024-01-04T00-00-00-000Z_11111111-9999-3333-4444-555555555555.jsonl")
+	os.WriteFile(hidden, []byte(strings.ReplaceAll(string(data), "22222222-2222-", "11111111-9999-")), 0o600)
+	mnt, _ := daemon(t, bin, store, "--allow-other")
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	ownDir := strings.TrimSuffix(filepath.Base(own), ".jsonl")
+
+	out, code := asNobody(t, "readlink "+mnt+"/by-id/11111111-")
+	if code != 0 || strings.TrimSpace(out) != "../--home-dev-alpha--/"+ownDir {
+		t.Errorf("the other user's prefix 11111111- resolves to %q (%d), want their own session", out, code)
+	}
+	if out, code := asNobody(t, "readlink "+mnt+"/by-id/11111111-9"); code == 0 {
+		t.Errorf("the other user finds root's private session by a prefix: %s", out)
+	}
+	if out, err := exec.Command("readlink", mnt+"/by-id/11111111-").CombinedOutput(); err == nil {
+		t.Errorf("root's 11111111- resolves to %s, though two sessions share it", out)
+	}
+	if out, err := exec.Command("readlink", mnt+"/by-id/11111111-9").CombinedOutput(); err != nil || !strings.Contains(string(out), "--home-dev-beta--") {
+		t.Errorf("root's 11111111-9: %s %v", out, err)
+	}
+
+	// An import with the private session's id, into the user's own folder.
+	copyOf := filepath.Join(t.TempDir(), "x.jsonl")
+	os.WriteFile(copyOf, []byte(`{"type":"session","version":3,"id":"22222222-2222-3333-4444-555555555555","timestamp":"2024-01-05T00:00:00.000Z","cwd":"/home/nobody"}`+"\n"), 0o644)
+	os.Chmod(filepath.Dir(copyOf), 0o755)
+	if out, code := asNobody(t, "cp "+copyOf+" "+mnt+"/--home-nobody--/"); code == 0 {
+		t.Fatalf("an import with a taken id went through: %s", out)
+	}
+	errs, code := asNobody(t, "cat "+mnt+"/--home-nobody--/errors")
+	if code != 0 || !strings.Contains(errs, "import x.jsonl: refused") {
+		t.Fatalf("the other user's errors does not say why the import was refused: %s", errs)
+	}
+	for _, leak := range []string{"--home-dev-beta--", "2024-01-02T00-00-00-000Z"} {
+		if strings.Contains(errs, leak) {
+			t.Errorf("errors names the private session (%s) to the other user: %s", leak, errs)
+		}
+	}
+}
