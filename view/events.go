@@ -42,10 +42,11 @@ const (
 	eventBehind = 64 << 10
 )
 
-// MaxBlockedReads is how many reads of events files may wait for a line
-// at once in a mount. Each holds a FUSE request and its buffer; past the
-// bound a read that finds nothing returns at once with nothing (end of
-// file), so that readers can never take the server's memory or threads.
+// MaxBlockedReads is how many reads of events files one user may have
+// waiting for a line at once in a mount. Each holds a FUSE request and its
+// buffer; past the bound that user's read that finds nothing returns at
+// once with nothing (end of file), so that readers can never take the
+// server's memory or threads, and one user's readers never end another's.
 const MaxBlockedReads = 32
 
 // Event kinds (the "event" member of a line).
@@ -131,6 +132,9 @@ type hub struct {
 	doneOnce sync.Once
 
 	blocked atomic.Int32
+	// blockedBy counts the waiting reads of each user (by uid). Guarded
+	// by mu.
+	blockedBy map[uint32]int
 	// lines counts the lines made, scanned the bytes of session files
 	// read to make them.
 	lines, scanned atomic.Int64
@@ -402,6 +406,8 @@ type EventReader struct {
 	// who is whom the reader shows what they may see (see sight), nil
 	// for one who sees all.
 	who *who
+	// uid is whose reads count against MaxBlockedReads.
+	uid uint32
 
 	mu sync.Mutex
 	// queue are lines that have no offset yet; missed counts those
@@ -434,6 +440,9 @@ func (v *View) openEvents(project string, w *who) (*EventReader, error) {
 		return nil, err
 	}
 	r := &EventReader{h: v.events, project: project, who: w, wake: make(chan struct{}, 1)}
+	if w != nil {
+		r.uid = w.uid
+	}
 	// The stream starts with a line that says so: a file that is empty
 	// when opened would be read to its end by tail before it follows it
 	// (as it reads /proc files), and the end never comes.
@@ -551,21 +560,46 @@ func (r *EventReader) Read(ctx context.Context, off int64, n int) ([]byte, error
 			return data, nil
 		}
 		r.mu.Unlock()
-		if r.h.blocked.Add(1) > MaxBlockedReads {
-			r.h.blocked.Add(-1)
+		if !r.h.block(r.uid) {
 			return nil, nil
 		}
 		select {
 		case <-r.wake:
 		case <-ctx.Done():
-			r.h.blocked.Add(-1)
+			r.h.unblock(r.uid)
 			return nil, ctx.Err()
 		case <-r.h.done:
-			r.h.blocked.Add(-1)
+			r.h.unblock(r.uid)
 			return nil, nil
 		}
-		r.h.blocked.Add(-1)
+		r.h.unblock(r.uid)
 	}
+}
+
+// block counts a read of uid that waits, unless uid has MaxBlockedReads
+// waiting already (false).
+func (h *hub) block(uid uint32) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.blockedBy[uid] >= MaxBlockedReads {
+		return false
+	}
+	if h.blockedBy == nil {
+		h.blockedBy = map[uint32]int{}
+	}
+	h.blockedBy[uid]++
+	h.blocked.Add(1)
+	return true
+}
+
+// unblock counts a read of uid that waits no more.
+func (h *hub) unblock(uid uint32) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.blockedBy[uid]--; h.blockedBy[uid] <= 0 {
+		delete(h.blockedBy, uid)
+	}
+	h.blocked.Add(-1)
 }
 
 // eventsFile is events, at the root or in a project. Its size to stat is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,5 +308,83 @@ func TestIDsShownPerCaller(t *testing.T) {
 		if strings.Contains(errs, leak) {
 			t.Errorf("errors names the private session (%s) to the other user: %s", leak, errs)
 		}
+	}
+}
+
+// appendLine appends an entry to a session file of the store, as pi does.
+func appendLine(t *testing.T, file, id string) {
+	t.Helper()
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, `{"type":"message","id":"%s","parentId":"a1","timestamp":"2024-01-01T00:00:09.000Z","message":{"role":"user","content":"%s","timestamp":1704067209000}}`+"\n", id, id)
+}
+
+// TestEventsCapPerUser: the bound of waiting reads of events is per user
+// (MaxBlockedReads, 32): another user who opens 40 readers ends some of
+// their own, never root's opened after them, which goes on telling every
+// change (of a session the other user may not see: their readers wait
+// on).
+func TestEventsCapPerUser(t *testing.T) {
+	bin := buildPifs(t)
+	store, _, private := sharedStore(t)
+	mnt, _ := daemon(t, bin, store, "--allow-other")
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	for i := 0; i < 40; i++ {
+		readEvents(t, true, filepath.Join(mnt, "events"))
+	}
+	mine := readEvents(t, false, filepath.Join(mnt, "events"))
+	for _, id := range []string{"c1", "c2", "c3"} {
+		appendLine(t, private, id)
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(mine.out.String(), `"id":"`+id+`"`); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("root's events reader does not tell the append of %s after another user opened 40 readers:\n%s", id, mine.out.String())
+			}
+		}
+	}
+}
+
+// TestSignalEndsEventsReaders: SIGTERM while readers of events (root's and
+// another user's) wait for lines: their reads end (the end of the file),
+// the mount goes, and pifs exits 0 on that first signal.
+func TestSignalEndsEventsReaders(t *testing.T) {
+	bin := buildPifs(t)
+	store, _, _ := sharedStore(t)
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	os.Mkdir(mnt, 0o755)
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	cmd, lines := foreground(t, bin, nil, "--sessions-dir", store, "--cache-dir", "none", "--allow-other", mnt)
+	readers := []*reader{readEvents(t, false, filepath.Join(mnt, "events")), readEvents(t, true, filepath.Join(mnt, "--home-dev-alpha--", "events"))}
+	cmd.Process.Signal(syscall.SIGTERM)
+	expectLine(t, lines, "unmounting "+mnt)
+	for i, r := range readers {
+		done := make(chan error, 1)
+		go func() { done <- r.cmd.Wait() }()
+		select {
+		case err := <-done:
+			t.Logf("reader %d ended: %v", i, err)
+		case <-time.After(30 * time.Second):
+			t.Errorf("reader %d of events still waits 30s after SIGTERM", i)
+			r.cmd.Process.Kill()
+			<-done
+		}
+	}
+	exited := make(chan int, 1)
+	go func() { exited <- exitCodeOf(cmd, lines) }()
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Errorf("pifs exited %d after SIGTERM, want 0", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("pifs still runs 30s after SIGTERM with events readers")
+		cmd.Process.Kill()
+		<-exited
+	}
+	if mounted(mnt) {
+		t.Errorf("still mounted")
+		exec.Command("fusermount3", "-u", "-z", mnt).Run()
 	}
 }
