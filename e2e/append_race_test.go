@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-var appendRaceLines = flag.Int("pifs.appendrace.lines", 0, "lines each of TestConcurrentAppendsChain's 4 writers appends (default 150; the load run is 2500)")
+var appendRaceLines = flag.Int("pifs.appendrace.lines", 0, "lines each of TestConcurrentAppendsChain's 4 writers appends (default 300; the load run is 2500)")
 
 // TestConcurrentAppendsChain: four shell loops append through the binary's
 // mount to one session, one transaction a line (`echo "$l" > append`),
@@ -32,7 +32,7 @@ func TestConcurrentAppendsChain(t *testing.T) {
 func concurrentAppends(t *testing.T, evict bool) {
 	n := *appendRaceLines
 	if n == 0 {
-		n = 150
+		n = 300
 	}
 	const writers = 4
 	store, file := writeStore(t)
