@@ -42,10 +42,11 @@ const (
 	eventBehind = 64 << 10
 )
 
-// maxBlockedReads is how many reads of events files may wait for a line
-// at once in a mount. Each holds a FUSE request and its buffer; past the
-// bound a read that finds nothing returns at once with nothing (end of
-// file), so that readers can never take the server's memory or threads.
+// maxBlockedReads is how many reads of events files one user may have
+// waiting for a line at once in a mount. Each holds a FUSE request and its
+// buffer; past the bound that user's read that finds nothing returns at
+// once with nothing (end of file), so that readers can never take the
+// server's memory or threads, and one user's readers never end another's.
 const maxBlockedReads = 32
 
 // Event kinds (the "event" member of a line).
@@ -184,6 +185,9 @@ type Hub struct {
 	doneOnce sync.Once
 
 	blocked atomic.Int32
+	// blockedBy counts the waiting reads of each user (by uid). Guarded
+	// by mu.
+	blockedBy map[uint32]int
 	// lines counts the lines made, scanned the bytes of session files
 	// read to make them.
 	lines, scanned atomic.Int64
@@ -428,6 +432,8 @@ type Reader struct {
 	// sees tells whether the reader may see the session a change is
 	// about (nil: it sees all).
 	sees func(sessions.Change) bool
+	// uid is whose reads count against maxBlockedReads.
+	uid uint32
 
 	mu sync.Mutex
 	// queue are lines that have no offset yet; missed counts those
@@ -445,12 +451,12 @@ type Reader struct {
 	wake   chan struct{}
 }
 
-// Open opens the events of the store (project "") or of a project, for a
-// reader who sees what sees lets through (nil: everything). The caller
+// Open opens the events of the store (project "") or of a project, for
+// user uid, who sees what sees lets through (nil: everything). The caller
 // has the index read every folder of what it shows first, so that the
 // watcher follows all of it.
-func (h *Hub) Open(project string, sees func(sessions.Change) bool) *Reader {
-	r := &Reader{h: h, project: project, sees: sees, wake: make(chan struct{}, 1)}
+func (h *Hub) Open(project string, uid uint32, sees func(sessions.Change) bool) *Reader {
+	r := &Reader{h: h, project: project, uid: uid, sees: sees, wake: make(chan struct{}, 1)}
 	// The stream starts with a line that says so: a file that is empty
 	// when opened would be read to its end by tail before it follows it
 	// (as it reads /proc files), and the end never comes.
@@ -549,8 +555,8 @@ func (r *Reader) Size() int64 {
 
 // Read reads up to n bytes at off. With nothing there yet it waits for
 // the next line, until ctx ends (the reader was interrupted: ctx.Err()) or
-// the mount goes away; with maxBlockedReads waiting already, it returns
-// nothing at once.
+// the mount goes away; with maxBlockedReads of its user's waiting already,
+// it returns nothing at once.
 func (r *Reader) Read(ctx context.Context, off int64, n int) ([]byte, error) {
 	for {
 		r.mu.Lock()
@@ -568,19 +574,44 @@ func (r *Reader) Read(ctx context.Context, off int64, n int) ([]byte, error) {
 			return data, nil
 		}
 		r.mu.Unlock()
-		if r.h.blocked.Add(1) > maxBlockedReads {
-			r.h.blocked.Add(-1)
+		if !r.h.block(r.uid) {
 			return nil, nil
 		}
 		select {
 		case <-r.wake:
 		case <-ctx.Done():
-			r.h.blocked.Add(-1)
+			r.h.unblock(r.uid)
 			return nil, ctx.Err()
 		case <-r.h.done:
-			r.h.blocked.Add(-1)
+			r.h.unblock(r.uid)
 			return nil, nil
 		}
-		r.h.blocked.Add(-1)
+		r.h.unblock(r.uid)
 	}
+}
+
+// block counts a read of uid that waits, unless uid has maxBlockedReads
+// waiting already (false).
+func (h *Hub) block(uid uint32) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.blockedBy[uid] >= maxBlockedReads {
+		return false
+	}
+	if h.blockedBy == nil {
+		h.blockedBy = map[uint32]int{}
+	}
+	h.blockedBy[uid]++
+	h.blocked.Add(1)
+	return true
+}
+
+// unblock counts a read of uid that waits no more.
+func (h *Hub) unblock(uid uint32) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.blockedBy[uid]--; h.blockedBy[uid] <= 0 {
+		delete(h.blockedBy, uid)
+	}
+	h.blocked.Add(-1)
 }

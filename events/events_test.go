@@ -45,7 +45,7 @@ func (v *fixture) open(project string) *Reader {
 	} else {
 		v.x.Sessions(project)
 	}
-	return v.h.Open(project, nil)
+	return v.h.Open(project, 0, nil)
 }
 
 // appendLines appends lines to path as one write and publishes what the

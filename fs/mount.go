@@ -483,8 +483,11 @@ func (f *FS) Unmount() error {
 
 // Detach unmounts lazily (umount -l): the mount leaves the namespace at
 // once and the server answers the files still open until they are closed;
-// Wait returns then.
+// Wait returns then. The events streams end first (their readers read the
+// end of the file, at once): a stream has no end of its own, and its
+// readers would hold the mount, and pifs, until killed.
 func (f *FS) Detach() error {
+	f.view.CloseEvents()
 	return detach(canonical(f.Mountpoint))
 }
 

@@ -48,22 +48,38 @@ func (e *PrefixError) Unwrap() error { return ErrAmbiguous }
 // is fs.ErrNotExist. The first call reads every project, as ByID does;
 // each lookup after is a binary search of the sorted ids.
 func (x *Index) ByIDPrefix(prefix string) (*File, error) {
+	return x.ByIDPrefixFor(prefix, nil)
+}
+
+// ByIDPrefixFor is ByIDPrefix among the sessions sees accepts (nil: all):
+// a caller who may not see a session neither finds it nor has a prefix
+// made ambiguous by it.
+func (x *Index) ByIDPrefixFor(prefix string, sees func(*File) bool) (*File, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.loadAll()
 	if prefix == "" {
 		return nil, fmt.Errorf("%w: an empty session id", fs.ErrNotExist)
 	}
-	if list := x.byID[prefix]; len(list) > 0 {
-		return list[0], nil
+	seen := func(id string) *File {
+		for _, f := range x.byID[id] {
+			if sees == nil || sees(f) {
+				return f
+			}
+		}
+		return nil
+	}
+	if f := seen(prefix); f != nil {
+		return f, nil
 	}
 	var e PrefixError
 	for _, id := range x.ids.starting(prefix, x.byID) {
-		if len(x.byID[id]) == 0 {
-			continue // gone since it was listed
+		f := seen(id)
+		if f == nil {
+			continue // gone since it was listed, or not the caller's to see
 		}
 		if e.Count < shownMatches {
-			e.Matches = append(e.Matches, x.byID[id][0])
+			e.Matches = append(e.Matches, f)
 		}
 		e.Count++
 	}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"math"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions/schema"
@@ -243,17 +244,32 @@ func unquoteString(v []byte) (string, bool) {
 
 // parseHeader reports whether v is a valid header as pi requires of a
 // session's first entry: an object with type "session" and a string id.
-func parseHeader(v []byte) (*Header, bool) {
+func parseHeader(v []byte) (*Header, bool) { return parseHeaderIn(v, false) }
+
+// parseHeaderIn is parseHeader; with own, v is the Header's to keep, never
+// changed nor reused, and its id and cwd are read in place when they need
+// no unquoting, not copied: the index keeps a header for every session of
+// the store.
+func parseHeaderIn(v []byte, own bool) (*Header, bool) {
 	if jsjson.KindOf(v) != jsjson.Object {
 		return nil, false
 	}
+	str := func(name string) (string, bool) {
+		raw := jsjson.Get(v, name)
+		if own && jsjson.KindOf(raw) == jsjson.String {
+			if body, ok := plainString(raw); ok {
+				return unsafe.String(unsafe.SliceData(body), len(body)), true
+			}
+		}
+		return jsjson.StringValue(raw)
+	}
 	typ, _ := jsjson.Str(v, "type")
-	id, ok := jsjson.Str(v, "id")
+	id, ok := str("id")
 	if typ != schema.TypeSession || !ok {
 		return nil, false
 	}
 	h := &Header{Raw: v, ID: id}
-	h.Cwd, _ = jsjson.Str(v, "cwd")
+	h.Cwd, _ = str("cwd")
 	h.Timestamp = jsjson.Get(v, "timestamp")
 	h.ParentSession = jsjson.Get(v, "parentSession")
 	ver := jsjson.Get(v, "version")

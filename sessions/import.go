@@ -27,6 +27,15 @@ var (
 	ErrOtherProject = errors.New("the session's working directory belongs to another project")
 )
 
+// duplicate is ErrDuplicate for session id, and what to do.
+// The other session is named by its by-id/ link, which the mount shows to
+// whoever may read it, never by its project and name: the reason goes to a
+// project's errors file, which others may read, and the caller may not be
+// allowed to read that session.
+func duplicate(id, todo string) error {
+	return fmt.Errorf("%w: another session of the store has the id %s (by-id/%s, to whoever may read it); pi would have two sessions with one id (pi --session %s opens either); %s", ErrDuplicate, id, id, id, todo)
+}
+
 // maxImportNames bounds the names tried for one import (NAME, NAME-1…).
 const maxImportNames = 10000
 
@@ -36,7 +45,9 @@ const maxImportNames = 10000
 // "..."}) comes before the first other line that parses, and fails on a
 // version 1 session holding a line that is a JSON string, number or true,
 // to which its migration cannot give an id. An empty file, which pi would
-// make a new session of, is refused too: create one by writing to new.
+// make a new session of, is refused too: create one by writing to new. So
+// is a file pi opens but cannot resume: one whose entries above its last
+// form a parent cycle (see resumeWalk).
 func CheckImport(data []byte) (*Header, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: the file is empty; to create a session, write to a new file", ErrNotSession)
@@ -47,6 +58,9 @@ func CheckImport(data []byte) (*Header, error) {
 		return nil, refused
 	}
 	if err == nil && h.Version >= 2 {
+		if err := checkResume(data); err != nil {
+			return nil, err
+		}
 		return h, nil
 	}
 	// A header past the first MiB, which pi finds by reading the whole
@@ -60,6 +74,14 @@ func CheckImport(data []byte) (*Header, error) {
 			if !e.Object && jsjson.KindOf(e.Raw) != jsjson.Array {
 				return nil, fmt.Errorf("%w: a version 1 session whose line at byte %d is %.40s, not an object: pi cannot give it an id when it migrates the session, and fails to open it", ErrNotSession, e.Offset, e.Raw)
 			}
+		}
+	} else {
+		var w resumeWalk
+		for _, e := range l.Entries {
+			w.add(e)
+		}
+		if err := w.cycle(); err != nil {
+			return nil, err
 		}
 	}
 	return l.Header, nil
@@ -185,8 +207,8 @@ func (x *Index) Import(flat bool, project, name string, data []byte) (string, er
 	if err != nil {
 		return "", err
 	}
-	if f, ok := x.ByID(h.ID); ok {
-		return "", fmt.Errorf("%w: session %s is %s/%s; pi would have two sessions with one id (pi --session %s opens either); to keep a copy, fork it, which gives the copy an id of its own", ErrDuplicate, h.ID, f.Project, f.Name, h.ID)
+	if _, ok := x.ByID(h.ID); ok {
+		return "", duplicate(h.ID, "to keep a copy, fork it, which gives the copy an id of its own")
 	}
 	return importAs(x.dir, flat, project, name, stem, data, h)
 }

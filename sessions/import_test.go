@@ -1,15 +1,18 @@
 package sessions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pifs/pifs/internal/oracle"
 )
@@ -257,14 +260,79 @@ func TestImportRefused(t *testing.T) {
 			t.Errorf("%s: the store changed:\n%q\nwas\n%q", r.what, after, before)
 		}
 	}
-	// The duplicate's error names the session it duplicates and the way out.
+	// The duplicate's error names the session it duplicates by its by-id/
+	// link (which the mount shows only to whoever may read it), never by
+	// its project and file, and says the way out.
 	_, err := NewIndex(store).Import(false, "--p--", "copy.jsonl", []byte(header))
-	if err == nil || !strings.Contains(err.Error(), "--p--/s1") || !strings.Contains(err.Error(), "fork") {
+	if err == nil || !strings.Contains(err.Error(), "by-id/s1") || strings.Contains(err.Error(), "--p--") || !strings.Contains(err.Error(), "fork") {
 		t.Errorf("duplicate: %v", err)
 	}
 	// In a flat store, a session of the project goes to the top.
 	path, err := NewIndex(store).Import(true, "--p--", "f.jsonl", []byte(`{"type":"session","version":3,"id":"f1","cwd":"/p"}`))
 	if err != nil || path != filepath.Join(store, "f.jsonl") {
 		t.Errorf("flat import: %s %v", path, err)
+	}
+}
+
+// TestImportRefusesUnresumable: a file whose entries above its last form a
+// parent cycle is one pi's SessionManager.open takes but pi cannot resume:
+// its buildSessionContext walks the cycle until V8 gives up (run here, in
+// a node of 64 MiB heap, which it kills). Such a file is refused with the
+// reason, from bytes and from a file (of more than the first MiB too);
+// a cycle away from the way up from the last entry, which pi resumes, is
+// taken.
+func TestImportRefusesUnresumable(t *testing.T) {
+	dir := oracle.Dir(t)
+	script, _ := filepath.Abs(filepath.Join("testdata", "pi_resume.mjs"))
+	const header = `{"type":"session","version":3,"id":"cyc","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}` + "\n"
+	msg := func(id, parent string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"message","id":"` + id + `","parentId":` + p + `,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"` + id + `","timestamp":1704067201000}}` + "\n"
+	}
+	pad := strings.Repeat(msg("r0", "")+msg("r1", "r0"), 5000) // past the first MiB
+	for _, c := range []struct {
+		what, body string
+		resumes    bool
+	}{
+		{"only a cycle", msg("a1", "a2") + msg("a2", "a1"), false},
+		{"a cycle of one", msg("a1", "a1"), false},
+		{"a leaf under a cycle", msg("r", "") + msg("c1", "c2") + msg("c2", "c1") + msg("x", "c1"), false},
+		{"a cycle through a later duplicate", msg("a1", "") + msg("a2", "a1") + msg("a1", "a2") + msg("x", "a2"), false},
+		{"a large file ending in a cycle", pad + msg("c1", "c2") + msg("c2", "c1"), false},
+		{"a cycle off the way up", msg("c1", "c2") + msg("c2", "c1") + msg("r", "") + msg("x", "r"), true},
+		{"a leaf under a broken parent", msg("a1", "gone") + msg("a2", "a1"), true},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "s.jsonl")
+			os.WriteFile(file, []byte(header+c.body), 0o644)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			node := exec.CommandContext(ctx, "node", "--max-old-space-size=64", script, file)
+			node.Env = append(os.Environ(), "PIFS_ORACLE_DIR="+dir)
+			out, err := node.CombinedOutput()
+			opened, resumed := strings.Contains(string(out), "opened "), strings.Contains(string(out), "resumed ")
+			if !opened {
+				t.Fatalf("pi does not open it: %v\n%.2000s", err, out)
+			}
+			if resumed != c.resumes || (err == nil) != c.resumes {
+				t.Fatalf("pi resumes it: %v (%v), want %v\n%.2000s", resumed, err, c.resumes, out)
+			}
+			_, berr := CheckImport([]byte(header + c.body))
+			_, ferr := checkImportFile(file)
+			for _, err := range []error{berr, ferr} {
+				if c.resumes && err != nil {
+					t.Errorf("refused, though pi resumes it: %v", err)
+				}
+				if !c.resumes && (!errors.Is(err, ErrUnresumable) || !errors.Is(err, ErrNotSession) || !strings.Contains(fmt.Sprint(err), "parent cycle")) {
+					t.Errorf("taken, though pi cannot resume it: %v", err)
+				}
+			}
+			if !c.resumes {
+				t.Logf("pi: %v; pifs: %v", err, ferr)
+			}
+		})
 	}
 }

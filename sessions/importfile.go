@@ -1,8 +1,8 @@
 package sessions
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -44,8 +44,8 @@ func (x *Index) ImportFile(flat bool, project, name, tmp string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if f, ok := x.ByID(h.ID); ok {
-		return "", fmt.Errorf("%w: session %s is %s/%s; pi would have two sessions with one id (pi --session %s opens either); to keep a copy, fork it, which gives the copy an id of its own", ErrDuplicate, h.ID, f.Project, f.Name, h.ID)
+	if _, ok := x.ByID(h.ID); ok {
+		return "", duplicate(h.ID, "to keep a copy, fork it, which gives the copy an id of its own")
 	}
 	dir, err := importDir(x.dir, flat, project, h)
 	if err != nil {
@@ -71,7 +71,10 @@ func checkImportFile(path string) (*Header, error) {
 	if int64(len(head)) == fi.Size() {
 		return CheckImport(head)
 	}
-	if h, err := CheckImport(head); err == nil && h.Version >= 2 {
+	if h, err := readHeader(bytes.NewReader(head)); err == nil && h.Version >= 2 {
+		if err := checkResumeFile(path); err != nil {
+			return nil, err
+		}
 		return h, nil
 	}
 	data, err := os.ReadFile(path)

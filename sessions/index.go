@@ -52,6 +52,10 @@ type Index struct {
 	onDir func(dir string)
 	// cache keeps what the index learns of files across mounts (see Keep).
 	cache *persist.Cache
+	// kept is what the files of the index share of it (see keeper).
+	kept *keeper
+	// writes are the write locks of the files pifs writes (LockWrites).
+	writes writeLocks
 
 	counts struct{ stats, headers, folders, kept, reads atomic.Int64 }
 	files  atomic.Int64  // files held (see Sweep)
@@ -107,16 +111,43 @@ type File struct {
 	tail     Tail
 	tailErr  error
 
-	nameOnce sync.Once
-	nameScan nameScan
-	nameErr  error
-	nameDone atomic.Bool
-	nameFrom nameScan // an earlier version's scan, when the file only grew
+	// names is the session's name, once asked for or known (nil until
+	// then: most files never are, and a File is kept for every session of
+	// the store).
+	names atomic.Pointer[nameState]
 
 	memoMu sync.Mutex
 	memo   any
 
 	keptState
+}
+
+// nameState is what a File knows of its session's name.
+type nameState struct {
+	once sync.Once
+	scan nameScan
+	err  error
+	done atomic.Bool
+	from nameScan // an earlier version's scan, when the file only grew
+}
+
+// nameState is the file's, made at the first call.
+func (f *File) nameState() *nameState {
+	if n := f.names.Load(); n != nil {
+		return n
+	}
+	f.names.CompareAndSwap(nil, &nameState{})
+	return f.names.Load()
+}
+
+// scannedName is the name an earlier version's completed scan found, to
+// go on from.
+func (f *File) scannedName() (nameScan, bool) {
+	n := f.names.Load()
+	if n == nil || !n.done.Load() || n.err != nil {
+		return nameScan{}, false
+	}
+	return n.scan, true
 }
 
 // Racy tells that the file had changed so shortly before this version was
@@ -164,7 +195,9 @@ type Change struct {
 
 // NewIndex indexes the store at dir. Nothing is read until asked.
 func NewIndex(dir string) *Index {
-	return &Index{dir: dir, projects: map[string]*project{}, flat: map[string]*File{}, byID: map[string][]*File{}}
+	x := &Index{dir: dir, projects: map[string]*project{}, flat: map[string]*File{}, byID: map[string][]*File{}}
+	x.kept = &keeper{reads: &x.counts.reads}
+	return x
 }
 
 // Dir is the store's folder.
@@ -304,7 +337,7 @@ func (x *Index) Lookup(project, name string) (*File, error) {
 		x.watch(filepath.Join(x.dir, project))
 		f = x.load(filepath.Join(x.dir, project, name+".jsonl"), nil)
 		if f != nil {
-			f.Project, f.Name = project, name
+			f.Project, f.Name = project, nameIn(f.Path, name)
 			x.put(p, f)
 		}
 	}
@@ -845,7 +878,7 @@ func (x *Index) applyFile(p *project, name string, old, f *File) []Change {
 	if f == nil {
 		x.remove(p, name)
 	} else {
-		f.Project, f.Name = p.name, name
+		f.Project, f.Name = p.name, nameIn(f.Path, name)
 		x.put(p, f)
 	}
 	return changeOf(p.name, name, old, f)
@@ -872,7 +905,7 @@ func (x *Index) updateFlatKept(file string, kept map[string]*persist.Record) []C
 		delete(x.flat, name)
 	}
 	if f != nil && f.Header != nil {
-		f.Flat, f.Name, f.Project = true, name, ProjectFolder(f.Header.Cwd)
+		f.Flat, f.Name, f.Project = true, nameIn(f.Path, name), ProjectFolder(f.Header.Cwd)
 		x.flat[name] = f
 		p := x.projects[f.Project]
 		if p == nil {
@@ -939,14 +972,14 @@ func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record
 		return old
 	}
 	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig), slot: slotOf(path)}
-	f.cache, f.reads = x.cache, &x.counts.reads
+	f.kx = x.keeper()
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.Uid, f.Gid = st.Uid, st.Gid
 	}
 	if old != nil && old.Header != nil && sig.Grew(old.Sig) && !same {
 		f.Header = old.Header // appends never change the header
-		if old.nameDone.Load() && old.nameErr == nil {
-			f.nameFrom = old.nameScan
+		if n, ok := old.scannedName(); ok {
+			f.nameState().from = n
 		}
 		f.keepHeader(nil)
 		return f
@@ -976,6 +1009,15 @@ func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record
 	f.grown(fd)
 	f.keepHeader(fd)
 	return f
+}
+
+// nameIn is name as it is spelled in path, the file's (NAME.jsonl at its
+// end): the same string, held once for both.
+func nameIn(path, name string) string {
+	if rest, ok := strings.CutSuffix(path, ".jsonl"); ok && strings.HasSuffix(rest, name) && len(rest) > len(name) && rest[len(rest)-len(name)-1] == '/' {
+		return rest[len(rest)-len(name):]
+	}
+	return name
 }
 
 // slotOf is a path's hash (FNV-1a).

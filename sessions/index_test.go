@@ -258,7 +258,7 @@ func TestSessionName(t *testing.T) {
 		return f
 	}
 	f = add(info("i2", "sec"))
-	if f.nameFrom.upTo == 0 {
+	if n := f.names.Load(); n == nil || n.from.upTo == 0 {
 		t.Error("the grown file is scanned from the start")
 	}
 	if n, _ := f.SessionName(); n != "sec" {

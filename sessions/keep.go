@@ -31,7 +31,18 @@ func (x *Index) Keep(c *persist.Cache) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.cache = c
+	x.kept = &keeper{cache: c, reads: &x.counts.reads}
 }
+
+// keeper is what the files of an index share: its persistent cache and
+// its count of reads. One pointer a File, not two.
+type keeper struct {
+	cache *persist.Cache
+	reads *atomic.Int64
+}
+
+// keeper is the index's, for its files as they are loaded now.
+func (x *Index) keeper() *keeper { return x.kept }
 
 // Cache is the persistent cache the index keeps facts in (nil: none).
 func (x *Index) Cache() *persist.Cache {
@@ -76,7 +87,7 @@ func (x *Index) fromCache(path string, f *File, kept map[string]*persist.Record)
 		return false
 	}
 	if len(h) > 0 {
-		hdr, ok := parseHeader(h)
+		hdr, ok := parseHeaderIn(h, true) // the record's own bytes
 		if !ok {
 			return false
 		}
@@ -90,8 +101,9 @@ func (x *Index) fromCache(path string, f *File, kept map[string]*persist.Record)
 	}
 	if b, ok := rec.Facts[factName]; ok {
 		if n, ok := decodeName(b); ok {
-			f.nameOnce.Do(func() { f.nameScan = n })
-			f.nameDone.Store(true)
+			ns := f.nameState()
+			ns.once.Do(func() { ns.scan = n })
+			ns.done.Store(true)
 		}
 	}
 	// Other packages' small facts stay with the version, so that a walk
@@ -136,7 +148,7 @@ func (f *File) grown(fd io.ReaderAt) {
 	f.grewFrom = rec
 	if b, ok := rec.Facts[factName]; ok {
 		if n, ok := decodeName(b); ok && n.upTo <= rec.Version.Size {
-			f.nameFrom = n
+			f.nameState().from = n
 		}
 	}
 }
@@ -145,10 +157,10 @@ func (f *File) grown(fd io.ReaderAt) {
 // within racyWindow are not kept (a rewrite in the same clock tick would
 // leave the same signature with other bytes).
 func (f *File) keep(facts map[string][]byte) {
-	if f.cache == nil || f.racy || f.Err != nil {
+	if f.cache() == nil || f.racy || f.Err != nil {
 		return
 	}
-	f.cache.Put(f.Path, versionOf(f.Sig), facts)
+	f.cache().Put(f.Path, versionOf(f.Sig), facts)
 }
 
 // Fact is a fact another package kept for this version of the file with
@@ -157,7 +169,7 @@ func (f *File) keep(facts map[string][]byte) {
 // within racyWindow, there are none (the caller keeps its own copy). What
 // a fact means is the other package's: the index only keeps it.
 func (f *File) Fact(name string) ([]byte, bool) {
-	if f.cache == nil || f.racy || f.Err != nil {
+	if f.cache() == nil || f.racy || f.Err != nil {
 		return nil, false
 	}
 	f.heldMu.Lock()
@@ -166,7 +178,7 @@ func (f *File) Fact(name string) ([]byte, bool) {
 	if ok {
 		return b, true
 	}
-	rec, ok := f.cache.Get(f.Path)
+	rec, ok := f.cache().Get(f.Path)
 	if !ok || rec.Version != versionOf(f.Sig) {
 		return nil, false
 	}
@@ -177,7 +189,7 @@ func (f *File) Fact(name string) ([]byte, bool) {
 // SetFact keeps a fact of this version of the file in the persistent
 // cache (see Fact). b must not be changed after.
 func (f *File) SetFact(name string, b []byte) {
-	if f.cache == nil || f.racy || f.Err != nil {
+	if f.cache() == nil || f.racy || f.Err != nil {
 		return
 	}
 	f.heldMu.Lock()
@@ -208,7 +220,7 @@ func (f *File) EarlierFact(name string) (b []byte, size int64, ok bool) {
 // keepHeader queues the header (or that the file is no session) and,
 // given the file (fd), the version's last bytes.
 func (f *File) keepHeader(fd io.ReaderAt) {
-	if f.cache == nil || f.racy || f.Err != nil {
+	if f.cache() == nil || f.racy || f.Err != nil {
 		return
 	}
 	var h []byte
@@ -259,15 +271,22 @@ func decodeName(b []byte) (nameScan, bool) {
 // CountRead tells the index that the file's bytes are read (see
 // Index.Reads).
 func (f *File) CountRead() {
-	if f.reads != nil {
-		f.reads.Add(1)
+	if f.kx != nil {
+		f.kx.reads.Add(1)
 	}
+}
+
+// cache is the persistent cache of the file's index (nil: none).
+func (k *keptState) cache() *persist.Cache {
+	if k.kx == nil {
+		return nil
+	}
+	return k.kx.cache
 }
 
 // keptState is the part of File that the persistent cache fills.
 type keptState struct {
-	cache *persist.Cache
-	reads *atomic.Int64 // the index's count of reads
+	kx *keeper // the index's cache and count of reads (nil: none)
 	// earlier is the cache's record of an earlier version, until the
 	// header is read; grewFrom that record, once found to be one the
 	// file grew from.

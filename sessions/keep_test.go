@@ -109,7 +109,7 @@ func TestKeepWalk(t *testing.T) {
 		t.Errorf("with a warm cache: %d headers read, %d files from the cache; want 0 and 20", headers, x2.Stats().FromCache)
 	}
 	for _, f := range x2.All() {
-		if f.tailErr != nil || f.nameScan.upTo == 0 {
+		if n := f.names.Load(); f.tailErr != nil || n == nil || n.scan.upTo == 0 {
 			t.Fatalf("%s: tail or name not from the cache", f.Name)
 		}
 	}

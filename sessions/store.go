@@ -74,8 +74,8 @@ func headerOf(e *Entry) (*Header, error) {
 	if !ok {
 		return nil, ErrNotSession
 	}
-	// The header must not alias the read buffer, which is reused.
-	h.Raw = append([]byte(nil), h.Raw...)
-	h2, _ := parseHeader(h.Raw)
+	// The header must not alias the read buffer, which is reused: it
+	// keeps a copy of its own, its id and cwd read in place.
+	h2, _ := parseHeaderIn(append([]byte(nil), h.Raw...), true)
 	return h2, nil
 }

@@ -257,30 +257,33 @@ func scanName(path string, from nameScan) (nameScan, error) {
 // (a parse, the usage scan), so that SessionName reads nothing. A later
 // version scans from the start.
 func (f *File) KnowName(name string) {
-	f.nameOnce.Do(func() {
-		f.nameScan = nameScan{name: name}
-		f.nameDone.Store(true)
-		f.keep(map[string][]byte{factName: encodeName(f.nameScan)})
+	n := f.nameState()
+	n.once.Do(func() {
+		n.scan = nameScan{name: name}
+		n.done.Store(true)
+		f.keep(map[string][]byte{factName: encodeName(n.scan)})
 	})
 }
 
 // NameKnown tells that the session's name is known for this version: from
 // a scan, a parse or KnowName.
 func (f *File) NameKnown() bool {
-	return f.nameDone.Load()
+	n := f.names.Load()
+	return n != nil && n.done.Load()
 }
 
 // SessionName is the session's name (ScanName), found once per version of
 // the file; a version that only grew is scanned from where the last one
 // stopped.
 func (f *File) SessionName() (string, error) {
-	f.nameOnce.Do(func() {
+	n := f.nameState()
+	n.once.Do(func() {
 		f.CountRead()
-		f.nameScan, f.nameErr = scanName(f.Path, f.nameFrom)
-		f.nameDone.Store(true)
-		if f.nameErr == nil {
-			f.keep(map[string][]byte{factName: encodeName(f.nameScan)})
+		n.scan, n.err = scanName(f.Path, n.from)
+		n.done.Store(true)
+		if n.err == nil {
+			f.keep(map[string][]byte{factName: encodeName(n.scan)})
 		}
 	})
-	return f.nameScan.name, f.nameErr
+	return n.scan.name, n.err
 }

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -85,7 +86,7 @@ func TestTrashSessions(t *testing.T) {
 		t.Errorf("b: %+v", s)
 	}
 	for _, s := range list {
-		if err := RestoreSession(tr, s); err != nil {
+		if err := RestoreSession(tr, s, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,5 +98,78 @@ func TestTrashSessions(t *testing.T) {
 	}
 	if list, _ := TrashedSessions(tr, store); len(list) != 0 {
 		t.Errorf("after restoring: %+v", list)
+	}
+}
+
+// TestRestoreJoinsStrayLines: a restore onto a file of entries without a
+// header, chained under the trashed session's entries (what pi appends to
+// the path of a session it holds open), joins them: the trashed file, then
+// those lines; the file they were in goes to the trash. A file there that
+// is not such lines (a header, a line not an entry, an entry chained
+// elsewhere) is not joined: ErrTaken, nothing changed. A session whose id
+// is in the store is not restored (ErrDuplicate, fs.ErrExist).
+func TestRestoreJoinsStrayLines(t *testing.T) {
+	const session = `{"type":"session","version":3,"id":"s","cwd":"/p"}
+{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"hi"}}
+`
+	const stray = `{"type":"message","id":"a2","parentId":"a1","message":{"role":"assistant","content":[]}}
+{"type":"message","id":"a3","parentId":"a2","message":{"role":"user","content":"more"}}
+`
+	trashOne := func(t *testing.T) (*trash.Trash, Trashed, string) {
+		store := filepath.Join(t.TempDir(), "sessions")
+		tr := &trash.Trash{Home: filepath.Join(t.TempDir(), "Trash"), UID: os.Getuid(), Outside: store}
+		path := filepath.Join(store, "--p--", "s.jsonl")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(session), 0o644)
+		if _, err := tr.Put(path); err != nil {
+			t.Fatal(err)
+		}
+		list, err := TrashedSessions(tr, store)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("trashed: %+v %v", list, err)
+		}
+		return tr, list[0], path
+	}
+
+	tr, s, path := trashOne(t)
+	os.WriteFile(path, []byte(stray), 0o644)
+	if err := RestoreSession(tr, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != session+stray {
+		t.Errorf("restored as %q", got)
+	}
+	if got, _ := os.ReadFile(s.File()); string(got) != stray {
+		t.Errorf("the trash holds %q, want the stray lines", got)
+	}
+
+	for what, there := range map[string]string{
+		"a session":              session,
+		"not an entry":           "in the way\n",
+		"chained elsewhere":      `{"type":"message","id":"b2","parentId":"zz","message":{"role":"user","content":"x"}}` + "\n",
+		"an entry, then garbage": stray + "garbage\n",
+	} {
+		tr, s, path := trashOne(t)
+		os.WriteFile(path, []byte(there), 0o644)
+		if err := RestoreSession(tr, s, nil); !errors.Is(err, trash.ErrTaken) {
+			t.Errorf("%s there: %v, want ErrTaken", what, err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != there {
+			t.Errorf("%s there: it became %q", what, got)
+		}
+		if got, _ := os.ReadFile(s.File()); string(got) != session {
+			t.Errorf("%s there: the trashed file became %q", what, got)
+		}
+	}
+
+	// The id taken meanwhile.
+	tr, s, path = trashOne(t)
+	os.WriteFile(filepath.Join(filepath.Dir(path), "copy.jsonl"), []byte(session), 0o644)
+	err := RestoreSession(tr, s, NewIndex(filepath.Dir(filepath.Dir(path))))
+	if !errors.Is(err, ErrDuplicate) || !errors.Is(err, fs.ErrExist) {
+		t.Errorf("restore with its id in the store: %v", err)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		t.Error("restored with its id in the store")
 	}
 }

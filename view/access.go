@@ -71,6 +71,19 @@ func (v *View) mayCreateIn(c Caller, dir string) ([]string, error) {
 	if err := v.searchDown(w, at); err != nil {
 		return nil, err
 	}
+	// A folder of the store may be a link (another user may plant one in
+	// a store they may write): what counts is the folder it leads to, and
+	// every folder above that one.
+	real, err := filepath.EvalSymlinks(at)
+	if err != nil {
+		return nil, err
+	}
+	if real != at {
+		if err := access.SearchFromTop(w, real); err != nil {
+			return nil, err
+		}
+		at = real
+	}
 	o, err := access.LstatOwner(at)
 	if err != nil {
 		return nil, err
@@ -86,7 +99,7 @@ func (v *View) mayAppend(c Caller, path string) error {
 	return v.mayOpen(c, path, access.Write, "write to")
 }
 
-// access.Read checks that caller c may read the session file at path.
+// mayReadFile checks that caller c may read the session file at path.
 func (v *View) mayReadFile(c Caller, path string) error {
 	return v.mayOpen(c, path, access.Read, "read")
 }

@@ -19,6 +19,10 @@ func (d *byIDDir) prefix(name, prefix string) (Child, error) {
 	if names.Encode(prefix) != name {
 		return Child{}, ErrNotFound
 	}
+	if d.v.opts.Shared {
+		// Which session a prefix names depends on who asks (seenBy).
+		return Child{name, syscall.S_IFLNK, names.Ino(byIDName, "prefix", name), func() Node { return &byIDPrefixLink{newByIDLink(d.v, ""), name, prefix} }}, nil
+	}
 	f, err := d.v.x.ByIDPrefix(prefix)
 	var amb *sessions.PrefixError
 	if errors.As(err, &amb) {
@@ -32,6 +36,23 @@ func (d *byIDDir) prefix(name, prefix string) (Child, error) {
 	// The number names the session it resolves to: a prefix that comes
 	// to name another is a new link to the kernel.
 	return Child{name, syscall.S_IFLNK, names.Ino(byIDName, "prefix", name, id), func() Node { return newByIDLink(d.v, id) }}, nil
+}
+
+// byIDPrefixLink is a prefix on a shared mount: it resolves among the
+// sessions the caller sees, so that a session they may not see neither
+// answers nor makes the prefix ambiguous.
+type byIDPrefixLink struct {
+	*byIDLink    // resolves to nothing until seen by a caller
+	name, prefix string
+}
+
+func (l *byIDPrefixLink) seenBy(s *sight, c Child) (Child, bool) {
+	f, err := l.v.x.ByIDPrefixFor(l.prefix, s.sees)
+	if err != nil || !validProject(f.Project) || !validSessionName(f.Name) {
+		return Child{}, false
+	}
+	id := f.Header.ID
+	return Child{l.name, syscall.S_IFLNK, names.Ino(byIDName, "prefix", l.name, id), func() Node { return newByIDLink(l.v, id) }}, true
 }
 
 // prefixNotices: a new session may make a prefix the kernel holds

@@ -2,11 +2,13 @@ package view
 
 import (
 	"fmt"
-	"os"
+	iofs "io/fs"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/spill"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -77,27 +79,29 @@ func (v *View) create(c Caller, plans []newSession) ([]byte, error) {
 }
 
 // createFor creates a planned session file for caller c, with the
-// folders it needs, and gives them to the caller.
+// folders it needs, and gives them to the caller. The folders it is made
+// in are checked again as they are opened (sessions.CreateAs), so that a
+// link swapped in after the check leads nowhere the caller may not write.
 func (v *View) createFor(c Caller, p newSession) (string, error) {
-	missing, err := v.mayCreateIn(c, p.dir)
-	if err != nil {
+	if _, err := v.mayCreateIn(c, p.dir); err != nil {
 		return "", err
 	}
-	path, err := sessions.Create(p.dir, p.file, p.lines...)
-	if err != nil {
-		return "", err
-	}
+	uid, gid := -1, -1
 	if v.uid == 0 && (c.Uid != 0 || c.Gid != 0) {
-		for _, d := range missing {
-			if err := os.Lchown(d, int(c.Uid), int(c.Gid)); err != nil {
-				return "", err
-			}
-		}
-		if err := os.Lchown(path, int(c.Uid), int(c.Gid)); err != nil {
-			return "", err
-		}
+		uid, gid = int(c.Uid), int(c.Gid)
 	}
-	return path, nil
+	w := c.Who()
+	return sessions.CreateAs(p.dir, p.file, uid, gid, func(fi iofs.FileInfo) error {
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return fmt.Errorf("%s: no owner", p.dir)
+		}
+		if o := (Owner{Uid: st.Uid, Gid: st.Gid, Perm: uint32(fi.Mode().Perm())}); !w.Allows(o, access.Write|access.Search) {
+			at, _ := filepath.EvalSymlinks(p.dir)
+			return access.Errorf("user %d may not create files in %s (mode %04o, owner %d:%d): pifs creates for a user only what the user could create in the store", w.Uid, at, o.Perm, o.Uid, o.Gid)
+		}
+		return nil
+	}, p.lines...)
 }
 
 // placeFor is where pi creates a new session for a working directory

@@ -49,7 +49,7 @@ func (v *View) Events(s Streamer, c Caller) (*events.Reader, error) {
 			sees = func(ch sessions.Change) bool { return v.seesChange(w, ch) }
 		}
 	}
-	return v.events.Open(project, sees), nil
+	return v.events.Open(project, c.Uid, sees), nil
 }
 
 // Publish makes the lines of changes for the open events files: those of

@@ -150,7 +150,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 			v.events.MovedBy(t.Original, "")
 		}
 	}()
-	err = sessions.RestoreSession(tr, t)
+	err = sessions.RestoreSession(tr, t, v.x)
 	switch {
 	case errors.Is(err, os.ErrExist):
 		return fail(refuse(ErrExists, "mv trash/%s: not restored: %v", name, err))

@@ -343,7 +343,17 @@ func (s sessionRef) appendBatch(build func(ss *session) (batch []byte, done func
 	if s.v.opts.ReadOnly {
 		return ErrReadOnly
 	}
+	// pifs's writes to one session go one at a time, whichever copy of
+	// the session the cache holds.
+	defer s.v.x.LockWrites(s.project + "/" + s.name)()
 	return s.v.withFreshSession(s.project, s.name, func(ss *session) error {
+		// The version the session was brought to may be older than the
+		// file: another transaction may have appended between that look
+		// and the session's lock. Look again under it, so that the batch
+		// is built against the file as it is now.
+		if err := s.v.reread(ss); err != nil {
+			return err
+		}
 		for retried := false; ; retried = true {
 			batch, done, err := build(ss)
 			if err != nil || batch == nil {

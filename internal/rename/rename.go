@@ -28,3 +28,14 @@ func NoReplace(src, dst string) error {
 	}
 	return nil
 }
+
+// Exchange swaps the files at a and b in one step (RENAME_EXCHANGE): each
+// name has a file at every moment. Where the file system or the system
+// cannot (EINVAL, ENOSYS, ENOTSUP), it changes nothing and returns that
+// error.
+func Exchange(a, b string) error {
+	if err := renameExchange(a, b); err != nil {
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+	}
+	return nil
+}

@@ -12,6 +12,16 @@
 // bit, else $topdir/.Trash-$uid. Every move is a rename that never replaces
 // a file: nothing is copied, nothing is unlinked.
 //
+// A trash directory at the top of a file system is used (and read) only
+// when it is the user's: a real folder, not a symbolic link, owned by the
+// user and writable by no one else, and so are its files/ and info/ (as
+// GLib takes $topdir/.Trash/$uid and $topdir/.Trash-$uid only when they
+// are folders of the user's); $topdir/.Trash only when it is a real
+// folder with the sticky bit, owned by root or the user (the owner of a
+// sticky folder may remove what is in it). Another user could otherwise
+// make one beforehand and take, or swap, what is trashed there. When none
+// may be used, the file is not trashed (ErrNotOwn).
+//
 // It knows nothing of sessions; the caller names the folder whose trashed
 // files it wants (the sessions directory), and a folder no trash may be in.
 package trash
@@ -36,6 +46,12 @@ import (
 // ErrInside is returned for a file whose trash would be inside the folder
 // the Trash must keep out of (Trash.Outside).
 var ErrInside = errors.New("the trash would be inside the sessions directory")
+
+// ErrNotOwn is returned for a trash directory the user may not trust: not
+// a real folder of the user's, or one other users may write. No file goes
+// there, and nothing is read from it. errors.Is(err, fs.ErrPermission)
+// holds for it too.
+var ErrNotOwn = fmt.Errorf("not a trash folder of the user's: %w", fs.ErrPermission)
 
 // ErrTaken is returned by Restore when a file is at the original path
 // already; errors.Is(err, fs.ErrExist) holds for it too.
@@ -163,7 +179,7 @@ func (t *Trash) candidates(parent string) ([]trashDir, error) {
 	if hv, err := volumeOf(home); err == nil && hv == vol {
 		out = append(out, trashDir{dir: home, base: filepath.Dir(home), home: true})
 	}
-	if topTrashOK(vol) {
+	if t.topTrashOK(vol) {
 		out = append(out, trashDir{dir: filepath.Join(vol, ".Trash", strconv.Itoa(t.UID)), base: vol, top: true})
 	}
 	out = append(out, trashDir{dir: filepath.Join(vol, ".Trash-"+strconv.Itoa(t.UID)), base: vol})
@@ -171,10 +187,51 @@ func (t *Trash) candidates(parent string) ([]trashDir, error) {
 }
 
 // topTrashOK tells whether $topdir/.Trash may be used: a folder, not a
-// symbolic link, with the sticky bit set.
-func topTrashOK(vol string) bool {
+// symbolic link, with the sticky bit set, owned by root or the user.
+func (t *Trash) topTrashOK(vol string) bool {
 	fi, err := os.Lstat(filepath.Join(vol, ".Trash"))
-	return err == nil && fi.IsDir() && fi.Mode()&os.ModeSticky != 0
+	if err != nil || !fi.IsDir() || fi.Mode()&os.ModeSticky == 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && (st.Uid == 0 || int(st.Uid) == t.UID)
+}
+
+// own checks that d is a folder of the user's that no other user may
+// change: not a symbolic link, owned by the user, writable by its owner
+// alone (ErrNotOwn otherwise).
+func (t *Trash) own(d string) error {
+	fi, err := os.Lstat(d)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symbolic link", ErrNotOwn, d)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a folder", ErrNotOwn, d)
+	case !ok || int(st.Uid) != t.UID:
+		return fmt.Errorf("%w: %s belongs to user %d, not %d", ErrNotOwn, d, st.Uid, t.UID)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%w: other users may write %s (mode %04o)", ErrNotOwn, d, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// owns tells whether the user's trash directory c, at the top of a file
+// system, and its files/ and info/ may be trusted (see own); the home
+// trash always is.
+func (t *Trash) owns(c trashDir) bool {
+	if c.home {
+		return true
+	}
+	for _, d := range []string{c.dir, filepath.Join(c.dir, "files"), filepath.Join(c.dir, "info")} {
+		if t.own(d) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Dir tells which trash directory a file at path would go to (the first
@@ -213,7 +270,7 @@ func (t *Trash) putIn(c trashDir, abs, original string) (Item, error) {
 	if err := t.checkOutside(c.dir); err != nil {
 		return Item{}, err
 	}
-	if err := ensureTrash(c); err != nil {
+	if err := t.ensureTrash(c); err != nil {
 		return Item{}, err
 	}
 	recorded := original
@@ -257,8 +314,9 @@ func (t *Trash) putIn(c trashDir, abs, original string) (Item, error) {
 
 // ensureTrash makes the trash directory and its files/ and info/ when they
 // are missing, private to the user (0700), and checks that each is a real
-// folder.
-func ensureTrash(c trashDir) error {
+// folder, and for a trash at the top of a file system, that each is the
+// user's (own).
+func (t *Trash) ensureTrash(c trashDir) error {
 	var dirs []string
 	switch {
 	case c.home:
@@ -272,6 +330,12 @@ func ensureTrash(c trashDir) error {
 	for _, d := range dirs {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
+		}
+		if !c.home {
+			if err := t.own(d); err != nil {
+				return err
+			}
+			continue
 		}
 		fi, err := os.Lstat(d)
 		if err != nil {
@@ -317,6 +381,9 @@ func (t *Trash) List(under string) ([]Item, error) {
 	}
 	var out []Item
 	for _, c := range dirs {
+		if !t.owns(c) {
+			continue
+		}
 		items, err := readTrash(c)
 		if err != nil {
 			return nil, err
@@ -365,7 +432,7 @@ func (t *Trash) dirsFor(real string) ([]trashDir, error) {
 	}
 	uid := strconv.Itoa(t.UID)
 	for _, v := range vols {
-		if topTrashOK(v) {
+		if t.topTrashOK(v) {
 			out = append(out, trashDir{dir: filepath.Join(v, ".Trash", uid), base: v, top: true})
 		}
 		out = append(out, trashDir{dir: filepath.Join(v, ".Trash-"+uid), base: v})
@@ -409,6 +476,9 @@ func readTrash(c trashDir) ([]Item, error) {
 // never replaced: Restore then changes nothing and returns ErrTaken. The
 // original folder is made again when it is gone (as trash-restore does).
 func (t *Trash) Restore(it Item) error {
+	if err := t.ownsItem(it); err != nil {
+		return err
+	}
 	if _, err := os.Lstat(it.Original); err == nil {
 		return fmt.Errorf("cannot restore %s: %w; nothing was restored", it.Original, ErrTaken)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -430,6 +500,32 @@ func (t *Trash) Restore(it Item) error {
 		return fmt.Errorf("restored %s, but its trash info %s is left: %w", it.Original, it.InfoFile(), err)
 	}
 	return nil
+}
+
+// ownsItem checks that a trashed file is in the home trash or a trash
+// directory of the user's (see own).
+func (t *Trash) ownsItem(it Item) error {
+	if home, err := realPath(t.Home); err == nil && it.Dir == home {
+		return nil
+	}
+	for _, d := range []string{it.Dir, filepath.Join(it.Dir, "files"), filepath.Join(it.Dir, "info")} {
+		if err := t.own(d); err != nil {
+			return fmt.Errorf("cannot restore %s: %w; nothing was restored", it.Original, err)
+		}
+	}
+	return nil
+}
+
+// Exchange puts a trashed file back at its original path in place of the
+// file there, in one step (rename.Exchange): that file takes the trashed
+// file's place in the trash, under its name and trash info, so nothing
+// is ever without a name. It fails, changing nothing, when either is
+// missing or the file system cannot exchange.
+func (t *Trash) Exchange(it Item) error {
+	if err := t.ownsItem(it); err != nil {
+		return err
+	}
+	return rename.Exchange(it.File(), it.Original)
 }
 
 // formatInfo is the content of a .trashinfo file.

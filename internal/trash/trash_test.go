@@ -411,3 +411,106 @@ func FuzzParseInfo(f *testing.F) {
 		}
 	})
 }
+
+// TestTrashOfAnotherUser: a trash directory at the top of a file system
+// that is not the user's own (another user's, one others may write, a
+// symbolic link; or $uid in a .Trash another user owns) is never used:
+// nothing goes there, nothing is listed from it, nothing restored from
+// it; with no other, the file stays where it is (ErrNotOwn, EACCES). A
+// trash of the user's own beside it is used.
+func TestTrashOfAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		if os.Getenv("PIFS_REQUIRE_FUSE") == "1" {
+			t.Fatal("needs root to make another user's folders")
+		}
+		t.Skip("needs root to make another user's folders")
+	}
+	const other = 65534
+	uid := strconv.Itoa(os.Getuid())
+	for _, c := range []struct {
+		what  string
+		plant func(top string)
+	}{
+		{"another user's .Trash-$uid", func(top string) {
+			os.Mkdir(filepath.Join(top, ".Trash-"+uid), 0o700)
+			os.Chown(filepath.Join(top, ".Trash-"+uid), other, other)
+		}},
+		{"a .Trash-$uid others may write", func(top string) {
+			os.Mkdir(filepath.Join(top, ".Trash-"+uid), 0o777)
+			os.Chmod(filepath.Join(top, ".Trash-"+uid), 0o777)
+		}},
+		{"a .Trash-$uid whose files/ is another user's", func(top string) {
+			os.MkdirAll(filepath.Join(top, ".Trash-"+uid, "files"), 0o700)
+			os.Chown(filepath.Join(top, ".Trash-"+uid, "files"), other, other)
+		}},
+		{"a .Trash-$uid that is a symbolic link", func(top string) {
+			os.Mkdir(filepath.Join(top, "elsewhere"), 0o700)
+			os.Symlink("elsewhere", filepath.Join(top, ".Trash-"+uid))
+		}},
+		{"another user's $uid in a sticky .Trash, and their .Trash-$uid", func(top string) {
+			os.Mkdir(filepath.Join(top, ".Trash"), 0o777)
+			os.Chmod(filepath.Join(top, ".Trash"), 0o777|os.ModeSticky)
+			os.Mkdir(filepath.Join(top, ".Trash", uid), 0o700)
+			os.Chown(filepath.Join(top, ".Trash", uid), other, other)
+			os.Mkdir(filepath.Join(top, ".Trash-"+uid), 0o700)
+			os.Chown(filepath.Join(top, ".Trash-"+uid), other, other)
+		}},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			top := tmpfs(t)
+			tr := homeTrash(t)
+			store := filepath.Join(top, "sessions")
+			tr.Outside = store
+			file := filepath.Join(store, "--p--", "s.jsonl")
+			write(t, file, "S")
+			c.plant(top)
+			// What the other user left for the store, as if trashed.
+			for _, d := range []string{filepath.Join(top, ".Trash-"+uid), filepath.Join(top, ".Trash", uid)} {
+				if _, err := os.Lstat(d); err == nil {
+					write(t, filepath.Join(d, "files", "planted.jsonl"), "P")
+					write(t, filepath.Join(d, "info", "planted.jsonl.trashinfo"), "[Trash Info]\nPath=sessions/--p--/planted.jsonl\nDeletionDate=2024-01-01T00:00:00\n")
+				}
+			}
+			if _, err := tr.Put(file); !errors.Is(err, ErrNotOwn) || !errors.Is(err, fs.ErrPermission) {
+				t.Errorf("Put: %v, want ErrNotOwn", err)
+			}
+			if read(t, file) != "S" {
+				t.Error("the file moved")
+			}
+			items, err := tr.List(store)
+			if err != nil || len(items) != 0 {
+				t.Errorf("List: %+v %v, want nothing", items, err)
+			}
+			if err := tr.Restore(Item{Dir: filepath.Join(top, ".Trash-"+uid), Name: "planted.jsonl", Original: filepath.Join(store, "--p--", "planted.jsonl")}); err == nil {
+				t.Error("restored from another user's trash")
+			}
+			if _, err := os.Lstat(filepath.Join(store, "--p--", "planted.jsonl")); err == nil {
+				t.Error("a planted file reached the store")
+			}
+		})
+	}
+
+	// The user's own .Trash-$uid beside another user's .Trash/$uid.
+	top := tmpfs(t)
+	tr := homeTrash(t)
+	file := filepath.Join(top, "sessions", "--p--", "s.jsonl")
+	write(t, file, "S")
+	os.Mkdir(filepath.Join(top, ".Trash"), 0o777)
+	os.Chmod(filepath.Join(top, ".Trash"), 0o777|os.ModeSticky)
+	os.Mkdir(filepath.Join(top, ".Trash", uid), 0o700)
+	os.Chown(filepath.Join(top, ".Trash", uid), other, other)
+	it, err := tr.Put(file)
+	if err != nil || it.Dir != filepath.Join(top, ".Trash-"+uid) {
+		t.Fatalf("Put: %+v %v, want the user's .Trash-%s", it, err, uid)
+	}
+	// A sticky .Trash another user owns is theirs to empty: not used.
+	top = tmpfs(t)
+	file = filepath.Join(top, "sessions", "--p--", "s.jsonl")
+	write(t, file, "S")
+	os.Mkdir(filepath.Join(top, ".Trash"), 0o777)
+	os.Chmod(filepath.Join(top, ".Trash"), 0o777|os.ModeSticky)
+	os.Chown(filepath.Join(top, ".Trash"), other, other)
+	if it, err = tr.Put(file); err != nil || it.Dir != filepath.Join(top, ".Trash-"+uid) {
+		t.Fatalf("Put: %+v %v, want the user's .Trash-%s", it, err, uid)
+	}
+}
