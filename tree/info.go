@@ -288,3 +288,73 @@ func num(v []byte) float64 {
 	}
 	return jsjson.NumberValue(v)
 }
+
+// Counts are the message counts pi's /session shows (getSessionStats),
+// over every entry of the file: user, assistant and tool-result messages,
+// the toolCall blocks of the assistant messages, and every message
+// entry.
+type Counts struct {
+	UserMessages      int
+	AssistantMessages int
+	ToolCalls         int
+	ToolResults       int
+	TotalMessages     int
+}
+
+// Counts counts the session's messages as pi's /session does.
+func (t *Tree) Counts() Counts {
+	var c Counts
+	for _, e := range t.entries {
+		c.Count(e)
+	}
+	return c
+}
+
+// Count adds an entry to the counts. An assistant content that is not an
+// array has no tool calls; elements that are not objects are skipped
+// (pi throws on null ones).
+func (c *Counts) Count(e *sessions.Entry) {
+	if e.Type != schema.TypeMessage {
+		return
+	}
+	c.TotalMessages++
+	switch e.Role {
+	case schema.RoleUser:
+		c.UserMessages++
+	case schema.RoleToolResult:
+		c.ToolResults++
+	case schema.RoleAssistant:
+		c.AssistantMessages++
+		if jsjson.KindOf(e.MsgContent) == jsjson.Array {
+			jsjson.Elements(e.MsgContent, func(b []byte) bool {
+				if jsjson.KindOf(b) == jsjson.Object {
+					if typ, _ := typeAnd(b, "type"); isString(typ, schema.BlockToolCall) {
+						c.ToolCalls++
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// Add adds the counts of another run of entries.
+func (c *Counts) Add(o Counts) {
+	c.UserMessages += o.UserMessages
+	c.AssistantMessages += o.AssistantMessages
+	c.ToolCalls += o.ToolCalls
+	c.ToolResults += o.ToolResults
+	c.TotalMessages += o.TotalMessages
+}
+
+// CacheHitRate is the share of the prompt tokens read from the cache, in
+// percent, as pi's /session shows it beside "Cached:": cacheRead over
+// input + cacheRead + cacheWrite, times 100. ok is false where pi shows
+// no rate: no prompt tokens, or no cache reads or writes.
+func (u Usage) CacheHitRate() (rate float64, ok bool) {
+	prompt := u.Input + u.CacheRead + u.CacheWrite
+	if !(prompt > 0 && (u.CacheRead > 0 || u.CacheWrite > 0)) {
+		return 0, false
+	}
+	return u.CacheRead / prompt * 100, true
+}

@@ -800,3 +800,59 @@ func (a *Agent) Run(cwd, prompt string, args ...string) (string, error) {
 	}
 	return stdout.String(), nil
 }
+
+// Commands is what pi's /session and /copy give for one session file
+// (js/commands.mjs).
+type Commands struct {
+	// Error is what opening the file threw.
+	Error *string
+	// Stats and Usage are getSessionStats()'s counts and its tokens and
+	// cost; nil when it threw (StatsError).
+	Stats      *Stats
+	Usage      *Usage
+	StatsError *string
+	// Cached is the percentage /session prints beside "Cached:" ("38.1"),
+	// nil when it prints none; Rate is pi's expression for it on the
+	// stats' tokens, nil then too.
+	Cached *string
+	Rate   *float64
+	// Copy is the text /copy copies with each entry as the leaf, by id,
+	// and at the session's own leaf under "@leaf"; nil where it copies
+	// nothing. CopyErrors holds what pi threw for an id.
+	Copy       map[string]*string
+	CopyErrors map[string]string
+}
+
+// SessionCommands runs js/commands.mjs under Node 22 on the files, in one
+// node process; the result is by file, as given.
+func SessionCommands(t testing.TB, files ...string) map[string]*Commands {
+	t.Helper()
+	out := NodeWith(t, NodeOptions{Node22: true}, "commands.mjs", files...)
+	var raw map[string]struct {
+		Error *string
+		Stats *struct {
+			Stats
+			Tokens Usage
+			Cost   float64
+		}
+		StatsError *string
+		Cached     *string
+		Rate       *float64
+		Copy       map[string]*string
+		CopyErrors map[string]string
+	}
+	if err := json.Unmarshal(out, &raw); err != nil {
+		t.Fatalf("oracle: decoding commands.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	res := map[string]*Commands{}
+	for f, r := range raw {
+		c := &Commands{Error: r.Error, StatsError: r.StatsError, Cached: r.Cached, Rate: r.Rate, Copy: r.Copy, CopyErrors: r.CopyErrors}
+		if r.Stats != nil {
+			s, u := r.Stats.Stats, r.Stats.Tokens
+			u.Cost = r.Stats.Cost
+			c.Stats, c.Usage = &s, &u
+		}
+		res[f] = c
+	}
+	return res
+}
