@@ -856,3 +856,41 @@ func SessionCommands(t testing.TB, files ...string) map[string]*Commands {
 	}
 	return res
 }
+
+// Resumed is the model and thinking level pi resumes a session with, and
+// what the session records of them (js/resume.mjs).
+type Resumed struct {
+	Error *string `json:"error"`
+	// Model is session.model as "provider/id" after createAgentSession,
+	// nil for none; ThinkingLevel session.thinkingLevel; Fallback pi's
+	// message when it could not restore the session's model.
+	Model         *string `json:"model"`
+	ThinkingLevel string  `json:"thinkingLevel"`
+	Fallback      *string `json:"fallback"`
+	// Selection is getBranchSelection of the branch ("provider/id", nil
+	// for none); HasMessages tells the context has a message (pi restores
+	// the session's settings only then); RecordedLevel is the context's
+	// thinking level when the branch records one.
+	Selection     *string `json:"selection"`
+	HasMessages   bool    `json:"hasMessages"`
+	RecordedLevel *string `json:"recordedLevel"`
+	// Appended are the lines resuming added to the session file.
+	Appended []string `json:"appended"`
+}
+
+// Resume runs js/resume.mjs under Node 22: pi's createAgentSession on a
+// copy of each file, with agentDir (its models.json and settings.json) as
+// pi's agent dir, offline, $HOME a temporary directory.
+func Resume(t testing.TB, agentDir string, files ...string) map[string]*Resumed {
+	t.Helper()
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PI_CODING_AGENT_DIR=" + agentDir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}
+	out := NodeWith(t, NodeOptions{Node22: true, Env: env}, "resume.mjs", append([]string{agentDir}, files...)...)
+	var m map[string]*Resumed
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("oracle: decoding resume.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	return m
+}
