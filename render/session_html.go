@@ -171,7 +171,7 @@ const maxNavRow = 160
 func appendNavRow(dst []byte, t *tree.Tree, all *tree.Selector, r *tree.Row) []byte {
 	dst = navRowStart(dst, t, r)
 	start := len(dst)
-	return navRowEnd(appendTreeRow(dst, all, r, ""), start)
+	return navRowEnd(appendRowBody(r.AppendPlainPrefix(dst), start, all, r, ""), start)
 }
 
 // navRowOf is appendNavRow of a row whose body (appendRowBody's bytes,
@@ -179,7 +179,7 @@ func appendNavRow(dst []byte, t *tree.Tree, all *tree.Selector, r *tree.Row) []b
 func navRowOf(dst []byte, t *tree.Tree, r *tree.Row, body []byte) []byte {
 	dst = navRowStart(dst, t, r)
 	start := len(dst)
-	return navRowEnd(append(r.AppendPrefix(dst), body...), start)
+	return navRowEnd(append(r.AppendPlainPrefix(dst), body...), start)
 }
 
 // navRowStart appends a row's markup up to its text.

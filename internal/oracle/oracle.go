@@ -483,11 +483,40 @@ func Resolve(t testing.TB, dir string, env []string, flag string) Resolved {
 // a session is an active leaf in turn, as well as pi's own leaf.
 func TreeViews(t testing.TB, home string, tips bool, files ...string) map[string]*TreeViewsOf {
 	t.Helper()
-	args := files
-	if tips {
-		args = append([]string{"--tips"}, files...)
+	return TreeViewsWith(t, TreeViewOptions{Home: home, Tips: tips}, files...)
+}
+
+// TreeViewOptions are what TreeViewsWith asks of treeview.mjs.
+type TreeViewOptions struct {
+	// Home is $HOME, against which pi shortens paths.
+	Home string
+	// Tips: every tip as the active leaf too, not only pi's leaf.
+	Tips bool
+	// Times are the times (ms since the epoch) at which the rows are also
+	// drawn with label timestamps, as "now", in the zone TZ ($TZ).
+	Times []int64
+	TZ    string
+}
+
+// TreeViewsWith is TreeViews with label timestamps (see TreeViewOptions).
+func TreeViewsWith(t testing.TB, o TreeViewOptions, files ...string) map[string]*TreeViewsOf {
+	t.Helper()
+	var args []string
+	if o.Tips {
+		args = append(args, "--tips")
 	}
-	out := NodeWith(t, NodeOptions{Node22: true, Env: []string{"HOME=" + home}}, "treeview.mjs", args...)
+	if len(o.Times) > 0 {
+		var ms []string
+		for _, n := range o.Times {
+			ms = append(ms, fmt.Sprint(n))
+		}
+		args = append(args, "--times="+strings.Join(ms, ","))
+	}
+	env := []string{"HOME=" + o.Home}
+	if o.TZ != "" {
+		env = append(env, "TZ="+o.TZ)
+	}
+	out := NodeWith(t, NodeOptions{Node22: true, Env: env}, "treeview.mjs", append(args, files...)...)
 	var v map[string]*TreeViewsOf
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("oracle: decoding treeview.mjs output: %v\n%s", err, tail(string(out), 2000))
@@ -519,6 +548,12 @@ type TreeView struct {
 	// Error is what pi threw building the list or a row.
 	Error *string   `json:"error"`
 	Rows  []TreeRow `json:"rows"`
+	// Empty is the line the selector draws when the mode lists nothing
+	// (without the cursor's two columns), nil when it lists rows.
+	Empty *string `json:"empty"`
+	// Times are the rows (or the empty line) drawn with label timestamps
+	// shown, by the time given as now (TreeViewOptions.Times), in ms.
+	Times map[string][]string `json:"times"`
 }
 
 // TreeRow is one row of the selector: the entry's id, getEntryDisplayText
