@@ -75,7 +75,7 @@ func Info(file string, t *tree.Tree, mtime time.Time) []byte {
 		}
 		b = append(b, "\n  ]"...)
 	}
-	u, c := usageTotals(t.Entries())
+	u, c := usageTotals(t.Entries()), t.Counts()
 	for _, f := range []struct {
 		k string
 		v int

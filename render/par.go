@@ -78,10 +78,9 @@ func concat(bufs ...[]byte) []byte {
 // decoded in parts.
 const parEntryMin = 2048
 
-// usageTotals is tree.Usage and tree.Counts over entries (all of a
-// file's): pi's /session totals and counts, decoded on every core when
-// there are many.
-func usageTotals(entries []*sessions.Entry) (tree.Usage, tree.Counts) {
+// usageTotals is tree.Usage over entries (all of a file's), decoded on
+// every core when there are many.
+func usageTotals(entries []*sessions.Entry) tree.Usage {
 	parts := 1
 	if len(entries) >= parEntryMin {
 		parts = runtime.GOMAXPROCS(0) * partsPerCore
@@ -89,36 +88,29 @@ func usageTotals(entries []*sessions.Entry) (tree.Usage, tree.Counts) {
 	return usageTotalsIn(entries, parts)
 }
 
-func usageTotalsIn(entries []*sessions.Entry, parts int) (tree.Usage, tree.Counts) {
+func usageTotalsIn(entries []*sessions.Entry, parts int) tree.Usage {
 	var sum tree.Usage
-	var counts tree.Counts
 	if parts <= 1 {
 		for _, e := range entries {
 			if u, ok := tree.EntryUsage(e); ok {
 				sum.Add(u)
 			}
-			counts.Count(e)
 		}
-		return sum.Finish(), counts
+		return sum.Finish()
 	}
 	b := par.Ranges(len(entries), parts, func(int) int { return 1 })
 	found := make([][]tree.Usage, len(b)-1)
-	counted := make([]tree.Counts, len(b)-1)
 	par.Each(len(found), func(k int) {
 		for _, e := range entries[b[k]:b[k+1]] {
 			if u, ok := tree.EntryUsage(e); ok {
 				found[k] = append(found[k], u)
 			}
-			counted[k].Count(e)
 		}
 	})
-	// The usages are added in the file's order, as pi adds them: a float
-	// sum depends on it.
-	for k, us := range found {
+	for _, us := range found {
 		for _, u := range us {
 			sum.Add(u)
 		}
-		counts.Add(counted[k])
 	}
-	return sum.Finish(), counts
+	return sum.Finish()
 }

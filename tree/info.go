@@ -2,10 +2,13 @@ package tree
 
 import (
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/sessions/schema"
 )
@@ -301,13 +304,41 @@ type Counts struct {
 	TotalMessages     int
 }
 
-// Counts counts the session's messages as pi's /session does.
+// Counts counts the session's messages as pi's /session does. They are
+// counted once per entry: info.json and the session's page both ask, and
+// a session that grew is counted from where it was; a large one is
+// counted on every core.
 func (t *Tree) Counts() Counts {
-	var c Counts
-	for _, e := range t.entries {
-		c.Count(e)
+	c := &t.counts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n > len(t.entries) {
+		c.n, c.c = 0, Counts{}
 	}
-	return c
+	rest := t.entries[c.n:]
+	parts := 1
+	if len(rest) >= 2048 {
+		parts = runtime.GOMAXPROCS(0) * 2
+	}
+	b := par.Ranges(len(rest), parts, func(int) int { return 1 })
+	runs := make([]Counts, len(b)-1)
+	par.Each(len(runs), func(k int) {
+		for _, e := range rest[b[k]:b[k+1]] {
+			runs[k].Count(e)
+		}
+	})
+	for _, r := range runs {
+		c.c.Add(r)
+	}
+	c.n = len(t.entries)
+	return c.c
+}
+
+// countsCache is what Counts counted, and of how many entries.
+type countsCache struct {
+	mu sync.Mutex
+	n  int
+	c  Counts
 }
 
 // Count adds an entry to the counts. An assistant content that is not an

@@ -77,6 +77,8 @@ type Tree struct {
 	reshaped int
 	// selectors are the /tree selectors of the last leaf asked for.
 	selectors selectors
+	// counts are /session's message counts (see Counts).
+	counts countsCache
 }
 
 // Stats are counts of the work a tree has done: the parent links its walks

@@ -929,3 +929,24 @@ func Resume(t testing.TB, agentDir string, files ...string) map[string]*Resumed 
 	}
 	return m
 }
+
+// ExportHTML writes pi's exported page of each file (`pi --export`'s
+// exportFromFile, under Node 22, in one process) as out/<n>.html, n the
+// file's index; it returns the page of each, "" where pi threw.
+func ExportHTML(t testing.TB, out string, files ...string) []string {
+	t.Helper()
+	raw := NodeWith(t, NodeOptions{Node22: true, Dir: out, Env: []string{"HOME=" + out}}, "exporthtml.mjs", append([]string{out}, files...)...)
+	var errs []*string
+	if err := json.Unmarshal(raw, &errs); err != nil || len(errs) != len(files) {
+		t.Fatalf("oracle: decoding exporthtml.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	pages := make([]string, len(files))
+	for i, e := range errs {
+		if e == nil {
+			pages[i] = filepath.Join(out, fmt.Sprintf("%d.html", i))
+		} else {
+			t.Logf("oracle: pi's export of %s: %s", files[i], *e)
+		}
+	}
+	return pages
+}
