@@ -186,35 +186,6 @@ func (c *cdp) node(selector string) int {
 	return q.NodeID
 }
 
-// box is an element's border box (x, y, width, height), ok false when it
-// is not rendered (display: none, or inside such an element).
-func (c *cdp) box(node int) (x, y, w, h float64, ok bool) {
-	var bm struct {
-		Model struct {
-			Border []float64
-			Width  float64
-			Height float64
-		}
-	}
-	if err := c.try("DOM.getBoxModel", map[string]any{"nodeId": node}, &bm); err != nil || len(bm.Model.Border) < 8 {
-		return 0, 0, 0, 0, false
-	}
-	b := bm.Model.Border
-	return b[0], b[1], bm.Model.Width, bm.Model.Height, bm.Model.Width > 0 || bm.Model.Height > 0
-}
-
-// shown tells whether the element selector selects is rendered with a
-// size (not hidden, not inside a hidden or folded element).
-func (c *cdp) shown(selector string) bool {
-	c.t.Helper()
-	n := c.node(selector)
-	if n == 0 {
-		c.t.Fatalf("no element %s", selector)
-	}
-	_, _, w, h, ok := c.box(n)
-	return ok && w > 0 && h > 0
-}
-
 // click scrolls the element selector selects into view and clicks its
 // middle with the mouse.
 func (c *cdp) click(selector string) {
