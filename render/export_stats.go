@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	mathbig "math/big"
+	"runtime"
 	"strconv"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -49,10 +50,17 @@ func statsOf(t *tree.Tree) *exportStats {
 func countExportStats(entries []*sessions.Entry) *exportStats {
 	parts := 1
 	if len(entries) >= parEntryMin {
-		parts = partsFor(len(entries)*256, 0)
+		parts = runtime.GOMAXPROCS(0) * partsPerCore
 	}
+	return countExportStatsIn(entries, parts)
+}
+
+func countExportStatsIn(entries []*sessions.Entry, parts int) *exportStats {
 	b := par.Ranges(len(entries), parts, func(int) int { return 1 })
 	runs := make([]exportRun, len(b)-1)
+	for k := range runs {
+		runs[k].keep = len(runs) > 1
+	}
 	par.Each(len(runs), func(k int) {
 		for _, e := range entries[b[k]:b[k+1]] {
 			runs[k].add(e)
@@ -67,6 +75,9 @@ func countExportStats(entries []*sessions.Entry) *exportStats {
 		s.custom += r.custom
 		s.compactions += r.compactions
 		s.branchSummaries += r.branchSummaries
+		if !r.keep {
+			s.input, s.output, s.cacheRead, s.cacheWrite, s.cost = r.sum.in, r.sum.out, r.sum.cr, r.sum.cw, r.sum.cost
+		}
 		for _, u := range r.usages {
 			s.input += u.in
 			s.output += u.out
@@ -86,9 +97,12 @@ func countExportStats(entries []*sessions.Entry) *exportStats {
 	return s
 }
 
-// exportRun is what a run of entries adds to the stats, its usages kept in
-// order.
+// exportRun is what a run of entries adds to the stats: with keep (one
+// run of several), its usages kept in order, to be added with the other
+// runs' in the file's order; without, added up in sum as they come.
 type exportRun struct {
+	keep                                                               bool
+	sum                                                                exportUsage
 	user, assistant, toolResults, custom, compactions, branchSummaries int
 	usages                                                             []exportUsage
 	models                                                             []string
@@ -120,7 +134,17 @@ func (r *exportRun) add(e *sessions.Entry) {
 			r.assistant++
 			r.model(e.MsgProvider, e.MsgModel)
 			if jsjson.Truthy(e.MsgUsage) {
-				r.usages = append(r.usages, exportUsageOf(e.MsgUsage))
+				if u := exportUsageOf(e.MsgUsage); r.keep {
+					r.usages = append(r.usages, u)
+				} else {
+					r.sum.in += u.in
+					r.sum.out += u.out
+					r.sum.cr += u.cr
+					r.sum.cw += u.cw
+					if u.hasCost {
+						r.sum.cost += u.cost
+					}
+				}
 			}
 		}
 	}

@@ -1,14 +1,17 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 
+	"github.com/pifs/pifs/internal/gen"
 	"github.com/pifs/pifs/internal/oracle"
 )
 
@@ -65,6 +68,25 @@ process.stdout.write(JSON.stringify(xs.map(x => [ds.map(d => x.toFixed(d)), form
 		}
 		if got := string(appendTokens(nil, x)); got != want[i].Tokens {
 			t.Errorf("formatTokens(%s) = %s, pi's %s", strconv.FormatFloat(x, 'g', -1, 64), got, want[i].Tokens)
+		}
+	}
+}
+
+// TestExportStatsInParts: the stats counted in parts, on every core, are
+// those counted in one run, the costs added in the file's order.
+func TestExportStatsInParts(t *testing.T) {
+	var buf bytes.Buffer
+	if err := gen.Session(&buf, 3000, 400); err != nil {
+		t.Fatal(err)
+	}
+	tr := parseTree(t, buf.String())
+	one := countExportStatsIn(tr.Entries(), 1)
+	if one.assistant == 0 || one.cost == 0 || one.input == 0 {
+		t.Fatalf("nothing counted: %+v", one)
+	}
+	for _, k := range []int{2, 3, 7, 64} {
+		if got := countExportStatsIn(tr.Entries(), k); !reflect.DeepEqual(got, one) {
+			t.Errorf("in %d parts %+v, in one %+v", k, got, one)
 		}
 	}
 }
