@@ -89,6 +89,7 @@ ul.params{margin:.2rem 0;padding-left:1.2rem;font-size:.85em}
 const sessionCSS = `
 body.session-page{display:grid;grid-template-columns:minmax(16rem,26rem) minmax(0,1fr);align-items:start}
 .session-page>input{position:absolute;opacity:0;width:1px;height:1px;margin:0;pointer-events:none}
+.session-page>label{display:none}
 #content{grid-column:2;grid-row:1;min-width:0;display:flex;flex-direction:column;align-items:center;padding-bottom:3rem}
 #content>header.session,#content>main,#content>section.summary,#content>details.unreached{width:100%;max-width:60rem;padding:0 1rem;order:0}
 #content>section.summary{margin-top:1rem}

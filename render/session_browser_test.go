@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html"
 	"image"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -64,9 +65,9 @@ func TestSessionPageInBrowser(t *testing.T) {
 			c.eval(`Math.ceil(document.querySelector('nav.tree').getBoundingClientRect().right)`, &navWidth)
 
 			// The leaf's branch first.
-			first := c.screenshot()
+			first := shot(t, c)
 			if testing.Verbose() {
-				os.WriteFile(filepath.Join(os.TempDir(), "pifs-first-"+name+".png"), first, 0o644)
+				os.WriteFile(filepath.Join(os.TempDir(), "pifs-first-"+name+".png"), c.screenshot(), 0o644)
 			}
 			checkShown(t, c, "at first", anchorsOf(tr, tr.LeafPath()))
 
@@ -74,21 +75,21 @@ func TestSessionPageInBrowser(t *testing.T) {
 			checkFilters(t, c, tr, first, navWidth)
 
 			// A row of each branch, with the "all" filter on.
-			c.click(`label[for="f-all"]`)
+			c.click(`nav label[for="f-all"]`)
 			clicks := checkBranches(t, c, tr, navWidth)
 			if n := len(tr.Tips()); clicks < n {
 				t.Errorf("%d branch rows clicked for %d tips", clicks, n)
 			}
 			// Back to the leaf's branch.
 			c.click(`a[href="#"]`)
-			c.click(`label[for="f-default"]`)
+			c.click(`nav label[for="f-default"]`)
 			checkShown(t, c, "back at the leaf's branch", anchorsOf(tr, tr.LeafPath()))
-			if !sameImage(t, first, c.screenshot(), navWidth, -1) {
+			if !sameImage(first, shot(t, c), navWidth, -1) {
 				t.Errorf("the leaf's branch looks different the second time")
 			}
 			checkToggles(t, c, name)
 			if testing.Verbose() {
-				os.WriteFile(filepath.Join(os.TempDir(), "pifs-session-page-"+name+".png"), first, 0o644)
+				os.WriteFile(filepath.Join(os.TempDir(), "pifs-session-page-"+name+".png"), c.screenshot(), 0o644)
 			}
 		})
 	}
@@ -175,12 +176,12 @@ func checkShown(t *testing.T, c *cdp, what string, want []string) {
 // checkFilters clicks each filter's label and compares the rows shown
 // with pi's rows for it; the tree's part of the screenshot changes with
 // the rows and is the same for the same filter.
-func checkFilters(t *testing.T, c *cdp, tr *tree.Tree, first []byte, navWidth int) {
+func checkFilters(t *testing.T, c *cdp, tr *tree.Tree, first *image.RGBA, navWidth int) {
 	t.Helper()
-	shots := map[string][]byte{}
+	shots := map[string]*image.RGBA{}
 	rowsOf := map[string]string{}
 	for _, f := range append(append([]tree.Filter(nil), tree.Filters...), tree.FilterDefault) {
-		c.click(`label[for="f-` + f.String() + `"]`)
+		c.click(`nav label[for="f-` + f.String() + `"]`)
 		var got []string
 		c.eval(shownRows, &got)
 		var want []string
@@ -192,22 +193,18 @@ func checkFilters(t *testing.T, c *cdp, tr *tree.Tree, first []byte, navWidth in
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("filter %s: rows %q, want pi's %q", f, got, want)
 		}
-		shot := c.screenshot()
-		if prev, ok := shots[f.String()]; ok && !sameImage(t, prev, shot, 0, navWidth) {
+		shot := shot(t, c)
+		if prev, ok := shots[f.String()]; ok && !sameImage(prev, shot, 0, navWidth) {
 			t.Errorf("filter %s looks different the second time", f)
-			if testing.Verbose() {
-				os.WriteFile(filepath.Join(os.TempDir(), "pifs-filter-a.png"), prev, 0o644)
-				os.WriteFile(filepath.Join(os.TempDir(), "pifs-filter-b.png"), shot, 0o644)
-			}
 		}
 		for g, other := range shots {
-			if g != f.String() && rowsOf[g] != strings.Join(want, " ") && sameImage(t, other, shot, 0, navWidth) {
+			if g != f.String() && rowsOf[g] != strings.Join(want, " ") && sameImage(other, shot, 0, navWidth) {
 				t.Errorf("filters %s and %s show other rows but look the same", f, g)
 			}
 		}
 		shots[f.String()], rowsOf[f.String()] = shot, strings.Join(want, " ")
 		// The conversation does not change.
-		if !sameImage(t, first, shot, navWidth, -1) {
+		if !sameImage(first, shot, navWidth, -1) {
 			t.Errorf("filter %s changed the conversation", f)
 		}
 	}
@@ -223,7 +220,7 @@ func checkBranches(t *testing.T, c *cdp, tr *tree.Tree, navWidth int) int {
 	for _, r := range tr.Selector(tr.FileLeafID(), tree.FilterAll).Rows {
 		listed[r.Node] = !r.Node.IsLeafRecord()
 	}
-	shots := map[string][]byte{}
+	shots := map[string]*image.RGBA{}
 	clicks := 0
 	for _, tip := range tr.Tips() {
 		// The first entry of the tip's branch (its segment) with a row.
@@ -255,10 +252,10 @@ func checkBranches(t *testing.T, c *cdp, tr *tree.Tree, navWidth int) int {
 		if top < -2 || top >= height {
 			t.Errorf("row of %s: its entry is at %.0f, out of the window", start.ID, top)
 		}
-		shot := c.screenshot()
+		shot := shot(t, c)
 		key := strings.Join(want, " ") + "@" + a
 		for k, other := range shots {
-			if k != key && sameImage(t, other, shot, navWidth, -1) {
+			if k != key && sameImage(other, shot, navWidth, -1) {
 				t.Errorf("the branches at %s and %s look the same", k, key)
 			}
 		}
@@ -298,9 +295,9 @@ func checkToggles(t *testing.T, c *cdp, name string) {
 			t.Logf("%s: %q", tg.sel, which)
 		}
 		before := count()
-		c.click(`label[for="` + tg.id + `"]`)
+		c.click(`header label[for="` + tg.id + `"]`)
 		on := count()
-		c.click(`label[for="` + tg.id + `"]`)
+		c.click(`header label[for="` + tg.id + `"]`)
 		off := count()
 		if before != 0 || on != n || off != 0 {
 			t.Errorf("%s: %s shown %d, then %d of %d, then %d", tg.id, tg.sel, before, on, n, off)
@@ -312,44 +309,55 @@ func checkToggles(t *testing.T, c *cdp, name string) {
 // (-1: the right edge): alike when at most one pixel in a thousand
 // differs (the anti-aliasing of a border drawn at another fraction of a
 // pixel), where another branch or set of rows changes whole lines.
-func sameImage(t *testing.T, a, b []byte, from, to int) bool {
-	t.Helper()
-	ia, err := png.Decode(bytes.NewReader(a))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ib, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ia.Bounds()
-	if r != ib.Bounds() {
+func sameImage(ra, rb *image.RGBA, from, to int) bool {
+	r := ra.Bounds()
+	if r != rb.Bounds() {
 		return false
 	}
 	if to < 0 || to > r.Max.X {
 		to = r.Max.X
 	}
-	ra, aok := ia.(*image.RGBA)
-	rb, bok := ib.(*image.RGBA)
+	// Row by row: equal rows are passed over at memory speed, and the
+	// count stops as soon as too many pixels differ.
+	limit := (to - from) * r.Dy() / 1000
 	differ := 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := from; x < to; x++ {
-			if aok && bok {
-				i := ra.PixOffset(x, y)
-				if [4]uint8(ra.Pix[i:i+4]) != [4]uint8(rb.Pix[i:i+4]) {
-					differ++
-				}
-			} else if colorAt(ia, x, y) != colorAt(ib, x, y) {
+		i, j := ra.PixOffset(from, y), ra.PixOffset(to-1, y)+4
+		if bytes.Equal(ra.Pix[i:j], rb.Pix[i:j]) {
+			continue
+		}
+		for k := i; k < j; k += 4 {
+			if !bytes.Equal(ra.Pix[k:k+4], rb.Pix[k:k+4]) {
 				differ++
 			}
 		}
+		if differ > limit {
+			return false
+		}
 	}
-	return differ*1000 <= (to-from)*r.Dy()
+	return true
 }
 
-func colorAt(im image.Image, x, y int) [4]uint32 {
-	r, g, b, a := im.At(x, y).RGBA()
-	return [4]uint32{r, g, b, a}
+// shot is a screenshot of the page, decoded.
+func shot(t *testing.T, c *cdp) *image.RGBA {
+	t.Helper()
+	im, err := png.Decode(bytes.NewReader(c.screenshot()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toRGBA(im)
+}
+
+// toRGBA is im as an *image.RGBA (a screenshot decodes as one, or as
+// NRGBA, which is converted).
+func toRGBA(im image.Image) *image.RGBA {
+	if r, ok := im.(*image.RGBA); ok {
+		return r
+	}
+	b := im.Bounds()
+	r := image.NewRGBA(b)
+	draw.Draw(r, b, im, b.Min, draw.Src)
+	return r
 }
 
 // TestSessionPageStatsMatchPi: the head of each session's page has the

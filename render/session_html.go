@@ -347,22 +347,27 @@ func appendLeafRecord(dst []byte, e *sessions.Entry) []byte {
 // head appends the page up to where the entries go.
 func (sp *sessionPage) head(dst []byte) []byte {
 	dst = pageStart(dst, sp.p, sessionCSS)
+	// The controls come first, before what they change (CSS selects
+	// what follows a checked input); their labels here are for a browser
+	// without CSS, the page's own are in the head and the tree.
 	dst = append(dst, "<body class=\"session-page\">\n"+
-		"<input type=\"checkbox\" class=\"toggle\" id=\"t-thinking\" aria-label=\"show thinking\">"+
-		"<input type=\"checkbox\" class=\"toggle\" id=\"t-tools\" aria-label=\"show tool output\">"+
-		"<input type=\"checkbox\" class=\"toggle\" id=\"t-hidden\" aria-label=\"show hidden messages\">\n"...)
+		"<input type=\"checkbox\" id=\"t-thinking\"><label for=\"t-thinking\">show thinking</label>\n"+
+		"<input type=\"checkbox\" id=\"t-tools\"><label for=\"t-tools\">show tool output</label>\n"+
+		"<input type=\"checkbox\" id=\"t-hidden\"><label for=\"t-hidden\">show hidden messages</label>\n"...)
 	for _, f := range tree.Filters {
-		dst = append(dst, "<input type=\"radio\" name=\"filter\" class=\"filter\" id=\"f-"...)
+		dst = append(dst, "<input type=\"radio\" name=\"filter\" id=\"f-"...)
 		dst = append(dst, f.String()...)
 		dst = append(dst, '"')
 		if f == tree.FilterDefault {
 			dst = append(dst, " checked"...)
 		}
-		dst = append(dst, " aria-label=\"tree filter "...)
+		dst = append(dst, "><label for=\"f-"...)
 		dst = append(dst, f.String()...)
-		dst = append(dst, "\">"...)
+		dst = append(dst, "\">tree filter "...)
+		dst = append(dst, f.String()...)
+		dst = append(dst, "</label>\n"...)
 	}
-	dst = append(dst, "\n<div id=\"content\">\n"...)
+	dst = append(dst, "<div id=\"content\">\n"...)
 	dst = headerStart(dst, sp.p)
 	if h := sp.t.Header; h != nil {
 		if ms := dateValue(h.Timestamp); ms == ms {
