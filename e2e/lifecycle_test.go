@@ -87,6 +87,9 @@ func TestTreeViewsThroughMountMatchPi(t *testing.T) {
 				if pv.Mode != f.String() {
 					continue
 				}
+				if pv.Empty != nil {
+					want.WriteString(*pv.Empty + "\n") // pi's text for a filter that lists nothing
+				}
 				for _, r := range pv.Rows {
 					if r.Line == nil {
 						t.Fatalf("%s %s: pi drew no row for %v", dir, pv.Mode, r.ID)

@@ -121,6 +121,9 @@ var fstabOnly = map[string]bool{
 	"loud": true, "silent": true, "drop_privileges": true,
 }
 
+// installFuse says how to install FUSE, for a machine without it.
+const installFuse = "install fuse3 (apt install fuse3 on Debian and Ubuntu, dnf install fuse3 on Fedora and RHEL), or macFUSE on macOS (https://macfuse.github.io)"
+
 // kernelFlags pass through to fusermount3 and the kernel as they are.
 var kernelFlags = map[string]bool{
 	"exec": true, "noexec": true, "suid": true, "nosuid": true, "dev": true, "nodev": true,
@@ -246,6 +249,9 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	kernelOpts, err := parseMountOptions(&o)
 	if err != nil {
 		return nil, &Error{Kind: KindMount, Err: err}
+	}
+	if err := checkFuseHelper(); err != nil {
+		return nil, err
 	}
 	unlock, err := lockMountpoint(mountpoint, o.Logger)
 	if err != nil {

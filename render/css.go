@@ -9,21 +9,10 @@ const css = `
 @media (prefers-color-scheme:dark){:root{--bg:#101317;--card:#181d24;--fg:#e6e8eb;--muted:#98a2b3;--line:#29303a;--code:#212832}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",sans-serif;display:flex;flex-direction:column;align-items:center}
-header.session,section.summary,main,nav.tree,section.branches{width:100%;max-width:60rem;padding:0 1rem}
+header.session,section.summary,main{width:100%;max-width:60rem;padding:0 1rem}
 header.session{order:0;padding-top:1.5rem}
 section.summary{order:1}
-nav.tree{order:2}
 main{order:3;padding-bottom:1rem}
-section.branches{order:4;padding-bottom:3rem}
-section.branches h2{font-size:1.1rem}
-section.branch h3{font-size:.9rem;color:var(--muted);font-weight:500;margin:1.2rem 0 .2rem}
-nav.tree input{margin:0 .2rem 0 .6rem}
-nav.tree label{font-size:.82rem}
-ol.rows{list-style:none;padding:.5rem .7rem;margin:.4rem 0;background:var(--card);border:1px solid var(--line);border-radius:8px;font:.78rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre;overflow-x:auto}
-ol.rows a{text-decoration:none}
-ol.rows a:hover{text-decoration:underline}
-ol.rows .on a{font-weight:650}
-#f-default:checked~ol .r:not(.f0),#f-no-tools:checked~ol .r:not(.f1),#f-user-only:checked~ol .r:not(.f2),#f-labeled-only:checked~ol .r:not(.f3){display:none}
 h1{font-size:1.45rem;margin:0 0 .5rem;overflow-wrap:anywhere}
 .unnamed{color:var(--muted);font-weight:500}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .8rem;margin:0 0 .8rem;font-size:.88rem}
@@ -90,4 +79,39 @@ figure.image img{max-width:100%;height:auto;border:1px solid var(--line);border-
 .badge.muted{background:var(--code);color:var(--muted)}
 .system-prompt h4{margin:.6rem 0 .2rem;font-size:.85rem}
 dl.tools{grid-template-columns:max-content 1fr}
+ul.params{margin:.2rem 0;padding-left:1.2rem;font-size:.85em}
+.params .req{color:var(--err)}.params .opt{color:var(--muted)}
+`
+
+// sessionCSS is what the session's page adds: the tree as a sidebar, the
+// filters, the toggles, and the branch shown (see SessionHTML). It holds
+// no "<" (it goes inside <style>).
+const sessionCSS = `
+body.session-page{display:grid;grid-template-columns:minmax(16rem,26rem) minmax(0,1fr);align-items:start}
+.session-page>input{position:absolute;opacity:0;width:1px;height:1px;margin:0;pointer-events:none}
+.session-page>label{display:none}
+#content{grid-column:2;grid-row:1;min-width:0;display:flex;flex-direction:column;align-items:center;padding-bottom:3rem}
+#content>header.session,#content>main,#content>section.summary,#content>details.unreached{width:100%;max-width:60rem;padding:0 1rem;order:0}
+#content>section.summary{margin-top:1rem}
+nav.tree{grid-column:1;grid-row:1;position:sticky;top:0;height:100vh;overflow:auto;padding:.8rem .6rem;background:var(--card);border-right:1px solid var(--line)}
+nav.tree h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:0 0 .4rem}
+.filters,.actions{display:flex;flex-wrap:wrap;gap:.3rem;margin:.3rem 0 .6rem}
+.filters label,.actions label,.actions a{font-size:.78rem;border:1px solid var(--line);border-radius:5px;padding:.05rem .5rem;cursor:pointer;text-decoration:none;color:var(--fg);background:var(--card)}
+#f-default:checked~nav label[for=f-default],#f-no-tools:checked~nav label[for=f-no-tools],#f-user-only:checked~nav label[for=f-user-only],#f-labeled-only:checked~nav label[for=f-labeled-only],#f-all:checked~nav label[for=f-all],
+#t-thinking:checked~#content label[for=t-thinking],#t-tools:checked~#content label[for=t-tools],#t-hidden:checked~#content label[for=t-hidden]{background:var(--user);border-color:var(--user);color:#fff}
+ol.rows{list-style:none;padding:0;margin:0;font:.74rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+ol.rows li{white-space:pre}
+ol.rows a{text-decoration:none;color:inherit;display:block}
+ol.rows a:hover{background:var(--code)}
+ol.rows .on a{font-weight:650}
+#f-default:checked~nav .r:not(.f0),#f-no-tools:checked~nav .r:not(.f1),#f-user-only:checked~nav .r:not(.f2),#f-labeled-only:checked~nav .r:not(.f3){display:none}
+.tree-status{font-size:.75rem;color:var(--muted)}
+dl.stats{margin-top:.2rem}
+#t-thinking:checked~#content details.thinking::details-content,#t-tools:checked~#content details.output::details-content,#t-tools:checked~#content details.tool-call::details-content,#t-hidden:checked~#content details.hidden-message::details-content{content-visibility:visible;display:block}
+.entry.hidden{display:none}
+#t-hidden:checked~#content .entry.hidden{display:block}
+.leaf-record{display:none}
+.fork{font-size:.8rem;color:var(--muted);margin:1rem 0 .2rem}
+main.segs:has(:target)~section.summary,main.segs:not(:has(:target)) .seg:not(.lp),main.segs:not(:has(:target)) .al,main.segs:has(:target) .seg:not(.nw):not(:has(:target)),main.segs .kids:has(:target)>.seg:not(:has(:target)){display:none}
+@media (max-width:56rem){body.session-page{display:block}nav.tree{position:static;height:auto;border-right:0;border-bottom:1px solid var(--line)}}
 `

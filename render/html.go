@@ -70,7 +70,11 @@ func pageHTML(p Page, path []*sessions.Entry, t *tree.Tree, parts int) []byte {
 
 // renderPage is pageHTML, and the bytes it copied into a new buffer
 // after rendering them (see fillRuns): 0 when the page's estimates held.
+// With t, the page is the session's (see SessionHTML), cut into parts.
 func renderPage(p Page, path []*sessions.Entry, t *tree.Tree, parts int) ([]byte, int) {
+	if t != nil {
+		return renderSessionPage(t, parts)
+	}
 	b := pathParts(path, parts)
 	est := make([]int, len(b)-1)
 	total := headCap(p)
@@ -78,12 +82,7 @@ func renderPage(p Page, path []*sessions.Entry, t *tree.Tree, parts int) ([]byte
 		est[k] = htmlCap(path[b[k]:b[k+1]])
 		total += est[k]
 	}
-	var all *tree.Selector
 	more := footCap
-	if t != nil {
-		all = t.Selector(t.FileLeafID(), tree.FilterAll)
-		more += restCap(t, len(path), all)
-	}
 	dst := HTMLHead(make([]byte, 0, total+more), p)
 	start := dst
 	sums := make([]partSummary, len(est))
@@ -94,15 +93,7 @@ func renderPage(p Page, path []*sessions.Entry, t *tree.Tree, parts int) ([]byte
 		}
 		return dst
 	})
-	s := sumParts(sums)
-	if t == nil {
-		dst = htmlFoot(dst, path, s)
-	} else {
-		k := sink{b: dst}
-		appendRest(&k, t, path, all)
-		dst = footTotals(k.b, path, s)
-		copied += k.copied
-	}
+	dst = htmlFoot(dst, path, sumParts(sums))
 	if copied == 0 && &dst[0] != &start[:1][0] {
 		copied = len(dst) // an append outgrew the buffer
 	}
@@ -129,6 +120,13 @@ const footCap = 4 << 10
 
 // HTMLHead appends the start of the page, up to where the entries go.
 func HTMLHead(dst []byte, p Page) []byte {
+	dst = append(pageStart(dst, p, ""), "<body>\n"...)
+	return append(headerStart(dst, p), "</dl>\n</header>\n<main>\n"...)
+}
+
+// pageStart appends the page's document head, with more CSS after the
+// page's own.
+func pageStart(dst []byte, p Page, more string) []byte {
 	title := p.Name
 	if title == "" {
 		title = "pi session " + p.ID
@@ -140,7 +138,14 @@ func HTMLHead(dst []byte, p Page) []byte {
 	dst = append(dst, "</title>\n<style>"...)
 	dst = append(dst, css...)
 	dst = append(dst, codeCSS...)
-	dst = append(dst, "</style>\n</head>\n<body>\n<header class=\"session\">\n<h1>"...)
+	dst = append(dst, more...)
+	return append(dst, "</style>\n</head>\n"...)
+}
+
+// headerStart opens the page's header: the session's name, and its id
+// and working directory in a list left open.
+func headerStart(dst []byte, p Page) []byte {
+	dst = append(dst, "<header class=\"session\">\n<h1>"...)
 	if p.Name != "" {
 		dst = escapeHTML(dst, []byte(p.Name))
 	} else {
@@ -150,7 +155,7 @@ func HTMLHead(dst []byte, p Page) []byte {
 	dst = escapeHTML(dst, []byte(p.ID))
 	dst = append(dst, "</code></dd>\n<dt>cwd</dt><dd><code>"...)
 	dst = escapeHTML(dst, []byte(p.Cwd))
-	return append(dst, "</code></dd>\n</dl>\n</header>\n<main>\n"...)
+	return append(dst, "</code></dd>\n"...)
 }
 
 // HTMLFoot appends the end of the page: the path's models and totals.
@@ -165,6 +170,11 @@ func htmlFoot(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 
 // footTotals appends the totals of the path and closes the page.
 func footTotals(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
+	return append(pathTotals(dst, path, s), "</body>\n</html>\n"...)
+}
+
+// pathTotals appends the section of the path's totals.
+func pathTotals(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 	dst = append(dst, "<section class=\"summary\" aria-label=\"Totals\">\n<dl>\n<dt>entries</dt><dd>"...)
 	dst = strconv.AppendInt(dst, int64(len(path)), 10)
 	dst = append(dst, "</dd>\n<dt>messages</dt><dd>"...)
@@ -199,7 +209,7 @@ func footTotals(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 	}
 	dst = append(dst, "<td>$"...)
 	dst = strconv.AppendFloat(dst, u.Cost, 'f', 4, 64)
-	return append(dst, "</td></tr>\n</table>\n</section>\n</body>\n</html>\n"...)
+	return append(dst, "</td></tr>\n</table>\n</section>\n"...)
 }
 
 type modelCount struct {
@@ -635,6 +645,7 @@ func appendSystemHTML(dst []byte, w *parts.Walk) []byte {
 			dst = appendTextInline(dst, jsjson.Get(t, "name"))
 			dst = append(dst, "</code></dt><dd>"...)
 			dst = appendTextInline(dst, jsjson.Get(t, "description"))
+			dst = appendToolParams(dst, jsjson.Get(t, "parameters"))
 			dst = append(dst, "</dd>\n"...)
 			return true
 		})
@@ -646,6 +657,54 @@ func appendSystemHTML(dst []byte, w *parts.Walk) []byte {
 		dst = append(dst, "</p>\n"...)
 	}
 	return append(dst, "</details>\n"...)
+}
+
+// appendToolParams lists a tool's parameters as pi's page does: each
+// property's name, type ("any" without one), whether it is required, and
+// its description; nothing for a schema without properties.
+func appendToolParams(dst, schema []byte) []byte {
+	props := jsjson.Get(schema, "properties")
+	if jsjson.KindOf(props) != jsjson.Object || !hasMembers(props) {
+		return dst
+	}
+	required := map[string]bool{}
+	jsjson.Elements(jsjson.Get(schema, "required"), func(v []byte) bool {
+		if s, ok := jsjson.StringValue(v); ok {
+			required[s] = true
+		}
+		return true
+	})
+	dst = append(dst, "<ul class=\"params\">\n"...)
+	jsjson.Members(props, func(k, v []byte) bool {
+		dst = append(dst, "<li><code>"...)
+		name := jsjson.AppendUnquoted(nil, k)
+		dst = escapeHTML(dst, name)
+		dst = append(dst, "</code> "...)
+		if typ := jsjson.Get(v, "type"); jsjson.Truthy(typ) {
+			dst = escapeHTML(dst, appendJSString(nil, typ))
+		} else {
+			dst = append(dst, "any"...)
+		}
+		if required[string(name)] {
+			dst = append(dst, " <span class=\"req\">required</span>"...)
+		} else {
+			dst = append(dst, " <span class=\"opt\">optional</span>"...)
+		}
+		if d := jsjson.Get(v, "description"); jsjson.Truthy(d) {
+			dst = append(dst, ": "...)
+			dst = appendTextInline(dst, d)
+		}
+		dst = append(dst, "</li>\n"...)
+		return true
+	})
+	return append(dst, "</ul>\n"...)
+}
+
+// hasMembers tells whether a JSON object has a member.
+func hasMembers(obj []byte) bool {
+	found := false
+	jsjson.Members(obj, func(_, _ []byte) bool { found = true; return false })
+	return found
 }
 
 // appendToolNames appends " <sign><name>" for each tool of a list,

@@ -271,11 +271,13 @@ func TestHTMLValid(t *testing.T) {
 		t.Skip("tidy not installed")
 	}
 	for name, tr := range browserPages(t) {
-		cmd := exec.Command(tidy, "-errors", "-q", "--show-warnings", "yes")
-		cmd.Stdin = bytes.NewReader(TranscriptHTML(PageOf(tr), tr.LeafPath()))
-		out, err := cmd.CombinedOutput()
-		if err != nil || len(out) > 0 {
-			t.Errorf("%s: tidy: %v\n%s", name, err, out)
+		for what, page := range map[string][]byte{"path": TranscriptHTML(PageOf(tr), tr.LeafPath()), "session": SessionHTML(tr)} {
+			cmd := exec.Command(tidy, "-errors", "-q", "--show-warnings", "yes")
+			cmd.Stdin = bytes.NewReader(page)
+			out, err := cmd.CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Errorf("%s's %s page: tidy: %v\n%s", name, what, err, out)
+			}
 		}
 	}
 }

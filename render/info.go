@@ -9,8 +9,11 @@ import (
 	"github.com/pifs/pifs/tree"
 )
 
-// Info is info.json: pi's session-list fields, the tree's shape and
-// /session's usage totals, indented with two spaces. file is the session
+// Info is info.json: pi's session-list fields, the tree's shape,
+// /session's counts under pi's names (getSessionStats: userMessages,
+// assistantMessages, toolCalls, toolResults, totalMessages), its cache hit
+// rate (cacheHitRate: the percentage /session shows beside "Cached:", null
+// where it shows none) and its usage totals, indented with two spaces. file is the session
 // file's path; mtime its modification time, which dates a session that
 // nothing else dates. It is written straight into one buffer: the first
 // message, which may be most of the file, is re-spelled from its raw bytes
@@ -72,8 +75,22 @@ func Info(file string, t *tree.Tree, mtime time.Time) []byte {
 		}
 		b = append(b, "\n  ]"...)
 	}
+	u, c := usageTotals(t.Entries()), t.Counts()
+	for _, f := range []struct {
+		k string
+		v int
+	}{{"userMessages", c.UserMessages}, {"assistantMessages", c.AssistantMessages}, {"toolCalls", c.ToolCalls},
+		{"toolResults", c.ToolResults}, {"totalMessages", c.TotalMessages}} {
+		key(f.k)
+		b = strconv.AppendInt(b, int64(f.v), 10)
+	}
+	key("cacheHitRate")
+	if rate, ok := u.CacheHitRate(); ok {
+		b = jsjson.FormatNumber(b, rate)
+	} else {
+		b = append(b, "null"...)
+	}
 	key("usage")
-	u := usageTotals(t.Entries())
 	for i, f := range []struct {
 		k string
 		v float64

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"math/rand"
 	"os"
@@ -148,6 +149,18 @@ func FuzzTranscript(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	// Branches, leaf records with and without entries under them, an
+	// id-less leaf, a hidden message after the leaf in its branch.
+	f.Add([]byte(`{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":"a"}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2025-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"b"},{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"usage":{"input":1,"output":2,"cost":{"total":0.5}}}}
+{"type":"message","id":"u2","parentId":"a1","timestamp":"2025-01-01T00:00:03Z","message":{"role":"user","content":"c"}}
+{"type":"custom_message","id":"h1","parentId":"u2","timestamp":"2025-01-01T00:00:04Z","customType":"x","content":"hidden","display":false}
+{"type":"message","id":"u3","parentId":"a1","timestamp":"2025-01-01T00:00:05Z","message":{"role":"user","content":"d"}}
+{"type":"custom","customType":"pifs.leaf","data":{"leaf":"a1"},"id":"r1","parentId":"a1","timestamp":"2025-01-01T00:00:06Z"}
+{"type":"custom","customType":"pifs.leaf","data":{"leaf":"u2"},"id":"r2","parentId":"u2","timestamp":"2025-01-01T00:00:07Z"}
+{"type":"message","id":"u4","parentId":"r2","timestamp":"2025-01-01T00:00:08Z","message":{"role":"user","content":"e"}}
+{"type":"message","parentId":"u4","timestamp":"2025-01-01T00:00:09Z","message":{"role":"user","content":"no id"}}
+`))
 	f.Fuzz(func(t *testing.T, lines []byte) {
 		data := append([]byte(`{"type":"session","version":3,"id":"s","cwd":"/"}`+"\n"), lines...)
 		l, err := sessions.Parse(data)
@@ -167,6 +180,28 @@ func FuzzTranscript(f *testing.F) {
 		}
 		if got, want := anchorsIn(page), wantAnchors(tr.LeafPath()); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("anchors %q, want %q", got, want)
+		}
+		// The session's page: every entry with an id once (an id two
+		// entries share, once per entry), its markup balanced.
+		sp := SessionHTML(tr)
+		if o, c := bytes.Count(sp, []byte("<div")), bytes.Count(sp, []byte("</div>")); o != c {
+			t.Fatalf("session page: %d <div> opened, %d closed", o, c)
+		}
+		if o, c := bytes.Count(sp, []byte("<details")), bytes.Count(sp, []byte("</details>")); o != c {
+			t.Fatalf("session page: %d <details> opened, %d closed", o, c)
+		}
+		want := map[string]int{}
+		for _, e := range tr.Entries() {
+			if e.ID != "" {
+				want[string(anchor(nil, e.ID))]++
+			}
+		}
+		got := map[string]int{}
+		for _, a := range anchorsIn(sp) {
+			got[a]++
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("session page anchors %v, want %v", got, want)
 		}
 	})
 }

@@ -91,7 +91,9 @@ func richOps(t testing.TB) []map[string]any {
 	return []map[string]any{
 		{"message": map[string]any{"role": "system", "content": "You are pi, a coding agent.",
 			"sections": map[string]any{"project_context": "The project is pifs, a FUSE filesystem.", "rules": "Be brief."},
-			"toolsAdded": []any{map[string]any{"name": "read", "description": "Read a file", "parameters": map[string]any{}},
+			"toolsAdded": []any{map[string]any{"name": "read", "description": "Read a file", "parameters": map[string]any{"type": "object",
+				"properties": map[string]any{"path": map[string]any{"type": "string", "description": "File to read"}, "offset": map[string]any{"type": "number"}},
+				"required":   []any{"path"}}},
 				map[string]any{"name": "edit", "description": "Edit a file", "parameters": map[string]any{}}}}},
 		{"message": map[string]any{"role": "user", "content": []any{text("Here are screenshots: " + hostile), block(0), block(1), block(2), block(3)}}}, // 1
 		assistant(map[string]any{"type": "thinking", "thinking": "Let me look. " + hostile}, text(richMarkdown),
@@ -225,9 +227,10 @@ func TestRichPage(t *testing.T) {
 		`<span class="add">+5 	println(&quot;c&quot;)</span>`, // the diff
 		"hidden in pi's terminal", "display: false",           // the hidden message
 		"sections project_context, rules", "tools +read +edit", // the system prompt
+		`<li><code>path</code> string <span class="req">required</span>: File to read</li>`, `<li><code>offset</code> number <span class="opt">optional</span></li>`,
 		`<details class="output"><summary>output (long, folded)</summary>`,
 		"[image image/svg+xml: not shown inline", "[image image/png: not valid base64]",
-		`<section class="branch">`, `An <em>other</em> answer, on a branch.`, // the other branch
+		`<p class="fork">branch from <a href="#e-`, `An <em>other</em> answer, on a branch.`, // the other branch
 		`<nav class="tree"`, `id="f-labeled-only"`, // the tree
 	} {
 		if !strings.Contains(page, want) {

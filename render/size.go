@@ -67,6 +67,9 @@ func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
 // pageHTMLSize is len(pageHTML(p, path, t, parts)), counted a piece at a
 // time; home is as SessionHTMLSize's.
 func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, home string, parts int) int64 {
+	if t != nil {
+		return countSessionPage(t, home, parts)
+	}
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)
 	sums := make([]partSummary, len(b)-1)
@@ -83,17 +86,8 @@ func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, home string, par
 	defer putScratch(bp)
 	*bp = HTMLHead((*bp)[:0], p)
 	n := int64(len(*bp))
-	if t == nil {
-		*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
-		n += int64(len(*bp))
-	} else {
-		k := sink{b: (*bp)[:0], count: true, home: home}
-		appendRest(&k, t, path, t.Selector(t.FileLeafID(), tree.FilterAll))
-		k.b = footTotals(k.b, path, sumParts(sums))
-		k.done()
-		*bp = k.b
-		n += k.n
-	}
+	*bp = htmlFoot((*bp)[:0], path, sumParts(sums))
+	n += int64(len(*bp))
 	for _, k := range sizes {
 		n += k
 	}

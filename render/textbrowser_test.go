@@ -159,7 +159,8 @@ func TestHTMLInTextBrowser(t *testing.T) {
 				t.Fatalf("only %d words checked", checked)
 			}
 			// The folded parts' summaries are there as text, and the tree.
-			for _, want := range []string{"thinking", "system prompt · sections", "tree: every entry and branch", "( )all"} {
+			for _, want := range []string{"thinking", "system prompt · sections", "rows, as pi's /tree lists them",
+				"default no-tools user-only labeled-only all", "tool calls", "↓ JSONL"} {
 				if !strings.Contains(dump, want) {
 					t.Errorf("the dump lacks %q", want)
 				}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"runtime"
+	"strconv"
+	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
@@ -17,18 +19,54 @@ import (
 // and the entry's id, so that `cut -f2` or `awk '{print $NF}'` gives ids to
 // write to leaf. A file has no terminal width: rows are never cut to one,
 // and the line feeds, carriage returns and tabs that pi leaves in some
-// texts become spaces, so that a row is one line.
+// texts become spaces, so that a row is one line. A filter that lists nothing
+// gives pi's one line for it, "No entries found", without a tab or an id.
+// tree-times.txt is tree.txt's rows with the label timestamps pi shows on
+// its T key.
 
 // textUnits is how much of a message's text a row shows, in UTF-16 code
 // units (pi's extractContent).
 const textUnits = 200
+
+// noEntries is what the selector draws when a filter lists nothing; a
+// view then holds it as its one line (with no tab and no id).
+const noEntries = "No entries found"
 
 // TreeText is the selector's view of t with filter f and leaf as the
 // active leaf (t.FileLeafID() for the session's own view, a branch's tip
 // for that branch's). home is the user's home directory, which pi writes
 // as "~" in the paths of tool calls ("" for none).
 func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
+	return treeText(t, leaf, f, home, nil)
+}
+
+// TimesFileName is the view of tree.txt's rows with the label timestamps
+// pi shows when its T key is on (see TreeTimesText).
+const TimesFileName = "tree-times.txt"
+
+// TreeTimesText is TreeText with the label timestamps shown, as pi's
+// selector draws its rows when its T key is on: after a label, the time
+// its label entry was written, in loc, as pi's formatLabelTimestamp
+// writes it relative to now: "15:04" on now's day, "5/12 15:04" earlier
+// in now's year, "24/5/12 15:04" before. A rendering at now holds until
+// LabelTimesExpire(now, loc).
+func TreeTimesText(t *tree.Tree, leaf string, f tree.Filter, home string, loc *time.Location, now time.Time) []byte {
+	return treeText(t, leaf, f, home, newLabelClock(loc, now))
+}
+
+// LabelTimesExpire is when a view of label timestamps made at now may
+// read differently: the next midnight in loc, when "today" (and maybe the
+// year) changes.
+func LabelTimesExpire(now time.Time, loc *time.Location) time.Time {
+	n := now.In(loc)
+	return time.Date(n.Year(), n.Month(), n.Day()+1, 0, 0, 0, 0, loc)
+}
+
+func treeText(t *tree.Tree, leaf string, f tree.Filter, home string, clock *labelClock) []byte {
 	s := t.Selector(leaf, f)
+	if len(s.Rows) == 0 {
+		return []byte(noEntries + "\n")
+	}
 	b := rowParts(len(s.Rows))
 	bufs := make([][]byte, len(b)-1)
 	par.Each(len(bufs), func(k int) {
@@ -38,7 +76,8 @@ func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
 		}
 		buf := make([]byte, 0, est)
 		for i := b[k]; i < b[k+1]; i++ {
-			buf = appendTreeRow(buf, s, &s.Rows[i], home)
+			r := &s.Rows[i]
+			buf = appendRowBodyAt(r.AppendPrefix(buf), len(buf), s, r, home, clock)
 		}
 		bufs[k] = buf
 	})
@@ -54,19 +93,56 @@ func TreeText(t *tree.Tree, leaf string, f tree.Filter, home string) []byte {
 // any mode lists (FilterAll), together with the session page's tree (see
 // rowSizes).
 func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
+	return TreeViewSizes(t, leaf, home, nil, time.Time{}).Filters
+}
+
+// TreeSizes are the sizes of the six /tree views of one active leaf.
+type TreeSizes struct {
+	// Filters are len(TreeText(t, leaf, f, home)), by filter mode.
+	Filters []int64
+	// Times is len(TreeTimesText(t, leaf, tree.FilterDefault, home, loc,
+	// now)): tree-times.txt.
+	Times int64
+}
+
+// TreeViewSizes counts the five views of TreeTextSizes and tree-times.txt
+// (tree.txt's rows with label timestamps at now in loc) in the same pass:
+// the times view is tree.txt's size and the time of each labelled row. A
+// nil loc counts no times view (Times is 0).
+func TreeViewSizes(t *tree.Tree, leaf string, home string, loc *time.Location, now time.Time) TreeSizes {
 	sels := t.Selectors(leaf)
 	body := sizesOfRows(sels[tree.FilterAll], home).body
 	sizes := make([]int64, len(sels))
+	var times int64
+	var clock *labelClock
+	if loc != nil {
+		clock = newLabelClock(loc, now)
+	}
 	count := func(f int) {
+		rows := sels[f].Rows
+		if len(rows) == 0 {
+			sizes[f] = int64(len(noEntries) + 1)
+			if f == int(tree.FilterDefault) {
+				times = sizes[f]
+			}
+			return
+		}
 		bp := getScratch()
 		defer putScratch(bp)
-		var n int64
-		for i := range sels[f].Rows {
-			r := &sels[f].Rows[i]
+		var n, stamps int64
+		for i := range rows {
+			r := &rows[i]
 			*bp = r.AppendPrefix((*bp)[:0])
 			n += int64(len(*bp)) + body[r.Node.Seq]
+			if f == int(tree.FilterDefault) && clock != nil {
+				*bp = clock.appendLabelTime((*bp)[:0], t, r.Node.ID)
+				stamps += int64(len(*bp))
+			}
 		}
 		sizes[f] = n
+		if f == int(tree.FilterDefault) {
+			times = n + stamps
+		}
 	}
 	if len(sels[tree.FilterAll].Rows) < parRows {
 		for f := range sels {
@@ -75,7 +151,10 @@ func TreeTextSizes(t *tree.Tree, leaf string, home string) []int64 {
 	} else {
 		par.Each(len(sels), count)
 	}
-	return sizes
+	if clock == nil {
+		times = 0
+	}
+	return TreeSizes{Filters: sizes, Times: times}
 }
 
 // rowSizes are what the rows of one selector of mode all count to: each
@@ -153,6 +232,12 @@ func appendTreeRow(dst []byte, s *tree.Selector, r *tree.Row, home string) []byt
 // appendRowBody appends what follows a row's indentation, which row
 // start begins: the same in every filter mode's view for one active leaf.
 func appendRowBody(dst []byte, start int, s *tree.Selector, r *tree.Row, home string) []byte {
+	return appendRowBodyAt(dst, start, s, r, home, nil)
+}
+
+// appendRowBodyAt is appendRowBody with the label's time shown after the
+// label when clock is not nil (pi's T key).
+func appendRowBodyAt(dst []byte, start int, s *tree.Selector, r *tree.Row, home string, clock *labelClock) []byte {
 	if r.Active {
 		dst = append(dst, "• "...)
 	}
@@ -160,9 +245,56 @@ func appendRowBody(dst []byte, start int, s *tree.Selector, r *tree.Row, home st
 		dst = append(dst, '[')
 		dst = appendJSString(dst, lab)
 		dst = append(dst, "] "...)
+		if clock != nil {
+			dst = clock.appendLabelTime(dst, s.Tree(), r.Node.ID)
+		}
 	}
 	dst = AppendEntryText(dst, s, r.Node, home)
 	return appendID(dst, start, r.Node.ID)
+}
+
+// labelClock writes label timestamps as pi's formatLabelTimestamp does, in
+// loc, relative to now there.
+type labelClock struct {
+	loc *time.Location
+	now time.Time
+}
+
+func newLabelClock(loc *time.Location, now time.Time) *labelClock {
+	return &labelClock{loc: loc, now: now.In(loc)}
+}
+
+// appendLabelTime appends the time of an entry's label and a space, when
+// it is labelled and its label entry has a timestamp (a truthy one, as pi
+// asks); nothing otherwise. An invalid date is written as JavaScript
+// writes its parts: "aN/NaN/NaN NaN:NaN".
+func (c *labelClock) appendLabelTime(dst []byte, t *tree.Tree, id string) []byte {
+	l, ok := t.Label(id)
+	if !ok || !jsjson.Truthy(l.Timestamp) {
+		return dst
+	}
+	ms := jsjson.DateValue(l.Timestamp)
+	if math.IsNaN(ms) {
+		return append(dst, "aN/NaN/NaN NaN:NaN "...)
+	}
+	d := time.UnixMilli(int64(ms)).In(c.loc)
+	if d.Year() == c.now.Year() && d.YearDay() == c.now.YearDay() {
+		return append(appendClock(dst, d), ' ')
+	}
+	if d.Year() != c.now.Year() {
+		y := strconv.Itoa(d.Year())
+		dst = append(append(dst, y[max(0, len(y)-2):]...), '/')
+	}
+	dst = strconv.AppendInt(dst, int64(d.Month()), 10)
+	dst = append(dst, '/')
+	dst = strconv.AppendInt(dst, int64(d.Day()), 10)
+	return append(appendClock(append(dst, ' '), d), ' ')
+}
+
+// appendClock appends "HH:MM".
+func appendClock(dst []byte, d time.Time) []byte {
+	h, m := d.Hour(), d.Minute()
+	return append(dst, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10))
 }
 
 // appendID ends the row that starts at dst[start]: its line feeds, carriage

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/sessions"
@@ -49,14 +50,24 @@ func FuzzTreeText(f *testing.F) {
 				leaves = append(leaves, e.ID)
 			}
 		}
+		now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 		for _, leaf := range leaves {
 			sizes := TreeTextSizes(tr, leaf, home)
+			if n, times := TreeViewSizes(tr, leaf, home, time.UTC, now).Times, TreeTimesText(tr, leaf, tree.FilterDefault, home, time.UTC, now); n != int64(len(times)) {
+				t.Fatalf("tree-times.txt at %q: size %d, len %d", leaf, n, len(times))
+			}
 			for _, f := range tree.Filters {
 				b := TreeText(tr, leaf, f, home)
 				if n := sizes[f]; n != int64(len(b)) {
 					t.Fatalf("%v at %q: size %d, len %d", f, leaf, n, len(b))
 				}
 				s := tr.Selector(leaf, f)
+				if len(s.Rows) == 0 {
+					if string(b) != noEntries+"\n" {
+						t.Fatalf("%v at %q: no rows, view %q", f, leaf, b)
+					}
+					continue
+				}
 				rows := bytes.SplitAfter(b, []byte("\n"))
 				if len(rows[len(rows)-1]) == 0 {
 					rows = rows[:len(rows)-1] // after the last line feed

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,7 +74,7 @@ func treeViewFiles(t *testing.T) []string {
 // selector, and prompts.txt against pi's /fork list.
 func TestTreeViewsMatchPi(t *testing.T) {
 	files := treeViewFiles(t)
-	pi := oracle.TreeViews(t, home, true, files...)
+	pi := oracle.TreeViewsWith(t, oracle.TreeViewOptions{Home: home, Tips: true, Times: labelNows, TZ: labelZone}, files...)
 	var rows, views, prompts int
 	for _, f := range files {
 		name := filepath.Base(f)
@@ -116,9 +118,79 @@ func TestTreeViewsMatchPi(t *testing.T) {
 		}
 		prompts += comparePrompts(t, name, tr, v, mapID)
 	}
-	t.Logf("compared %d rows in %d views of %d sessions, and %d prompts", rows, views, len(files), prompts)
-	if rows < 5000 || prompts < 100 {
-		t.Errorf("only %d rows and %d prompts compared", rows, prompts)
+	t.Logf("compared %d rows in %d views of %d sessions (%d empty), %d prompts, and %d label times", rows, views, len(files), emptyViews, prompts, labelTimes)
+	if rows < 5000 || prompts < 100 || emptyViews < 10 || labelTimes < 100 {
+		t.Errorf("only %d rows, %d empty views, %d prompts and %d label times compared", rows, emptyViews, prompts, labelTimes)
+	}
+	for _, kind := range []string{"today", "this year", "another year"} {
+		if timeKinds[kind] == 0 {
+			t.Errorf("no label time written as %s", kind)
+		}
+	}
+}
+
+// labelZone and labelNows are the local zone and the times, as "now", at
+// which label timestamps are compared: the day of the corpus's labels, later
+// in their year, a year after.
+var (
+	labelZone = "America/New_York"
+	labelNows = []int64{
+		time.Date(2025, 5, 12, 20, 0, 0, 0, time.UTC).UnixMilli(),
+		time.Date(2025, 8, 1, 12, 0, 0, 0, time.UTC).UnixMilli(),
+		time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC).UnixMilli(),
+	}
+)
+
+// emptyViews, labelTimes and timeKinds count what the conformance test
+// compared.
+var (
+	emptyViews, labelTimes int
+	timeKinds              = map[string]int{}
+)
+
+// compareTimes compares a view with label timestamps at each time pi drew
+// it with pi's rows, and tree-times.txt's size with its bytes.
+func compareTimes(t *testing.T, what string, tr *tree.Tree, pv oracle.TreeView, f tree.Filter, leaf string, s *tree.Selector) {
+	t.Helper()
+	loc, err := time.LoadLocation(labelZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ms, lines := range pv.Times {
+		n, _ := strconv.ParseInt(ms, 10, 64)
+		now := time.UnixMilli(n)
+		var want strings.Builder
+		for i, l := range lines {
+			want.WriteString(flat(l))
+			if len(s.Rows) > 0 {
+				want.WriteString("\t" + s.Rows[i].Node.ID)
+			}
+			want.WriteString("\n")
+		}
+		got := string(TreeTimesText(tr, leaf, f, home, loc, now))
+		if got != want.String() {
+			t.Errorf("%s with label times at %s:\npifs %q\npi   %q", what, now.UTC(), got, want.String())
+			continue
+		}
+		if f == tree.FilterDefault {
+			if sz := TreeViewSizes(tr, leaf, home, loc, now); sz.Times != int64(len(got)) {
+				t.Errorf("%s: tree-times.txt counted %d, is %d", what, sz.Times, len(got))
+			}
+		}
+		for _, r := range s.Rows {
+			if l, ok := tr.Label(r.Node.ID); ok && len(l.Timestamp) > 2 {
+				labelTimes++
+				d := time.UnixMilli(int64(dateValue(l.Timestamp))).In(loc)
+				switch n := now.In(loc); {
+				case d.Year() != n.Year():
+					timeKinds["another year"]++
+				case d.YearDay() != n.YearDay():
+					timeKinds["this year"]++
+				default:
+					timeKinds["today"]++
+				}
+			}
+		}
 	}
 }
 
@@ -135,6 +207,22 @@ func compareView(t *testing.T, name string, tr *tree.Tree, pv oracle.TreeView, m
 		t.Fatalf("unknown mode %q", pv.Mode)
 	}
 	s := tr.Selector(mapID(pv.Leaf), f)
+	if pv.Empty != nil {
+		emptyViews++
+		if len(s.Rows) != 0 {
+			t.Errorf("%s: pi lists nothing, pifs %d rows", what, len(s.Rows))
+			return 0
+		}
+		got, want := string(TreeText(tr, mapID(pv.Leaf), f, home)), *pv.Empty+"\n"
+		if got != want {
+			t.Errorf("%s: empty view %q, pi draws %q", what, got, want)
+		}
+		if n := TreeTextSizes(tr, mapID(pv.Leaf), home)[f]; n != int64(len(got)) {
+			t.Errorf("%s: empty view counted %d, is %d", what, n, len(got))
+		}
+		compareTimes(t, what, tr, pv, f, mapID(pv.Leaf), s)
+		return 0
+	}
 	var want []string
 	for _, r := range pv.Rows {
 		if r.ID != nil || skip == "" {
@@ -188,6 +276,9 @@ func compareView(t *testing.T, name string, tr *tree.Tree, pv oracle.TreeView, m
 			t.Errorf("%s: row %s\npifs %q\npi   %q", what, r.Node.ID, got, want)
 		}
 		n++
+	}
+	if whole && pv.Error == nil {
+		compareTimes(t, what, tr, pv, f, mapID(pv.Leaf), s)
 	}
 	return n
 }
@@ -256,6 +347,13 @@ func TestTreeTextSize(t *testing.T) {
 		}
 		for _, leaf := range leaves {
 			sizes := TreeTextSizes(tr, leaf, home)
+			now := time.Date(2025, 6, 1, 9, 30, 0, 0, time.UTC)
+			all := TreeViewSizes(tr, leaf, home, time.UTC, now)
+			if times := TreeTimesText(tr, leaf, tree.FilterDefault, home, time.UTC, now); all.Times != int64(len(times)) || !slices.Equal(all.Filters, sizes) {
+				t.Fatalf("seed %d leaf %q: tree-times.txt counted %d, is %d; sizes %v and %v", seed, leaf, all.Times, len(times), all.Filters, sizes)
+			} else if bytes.Equal(times, TreeText(tr, leaf, tree.FilterDefault, home)) && len(tr.Labels()) > 0 {
+				t.Fatalf("seed %d: tree-times.txt shows no time", seed)
+			}
 			for _, f := range tree.Filters {
 				b := TreeText(tr, leaf, f, home)
 				if n := sizes[f]; n != int64(len(b)) {

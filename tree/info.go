@@ -2,10 +2,13 @@ package tree
 
 import (
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/sessions/schema"
 )
@@ -287,4 +290,102 @@ func num(v []byte) float64 {
 		return 0
 	}
 	return jsjson.NumberValue(v)
+}
+
+// Counts are the message counts pi's /session shows (getSessionStats),
+// over every entry of the file: user, assistant and tool-result messages,
+// the toolCall blocks of the assistant messages, and every message
+// entry.
+type Counts struct {
+	UserMessages      int
+	AssistantMessages int
+	ToolCalls         int
+	ToolResults       int
+	TotalMessages     int
+}
+
+// Counts counts the session's messages as pi's /session does. They are
+// counted once per entry: info.json and the session's page both ask, and
+// a session that grew is counted from where it was; a large one is
+// counted on every core.
+func (t *Tree) Counts() Counts {
+	c := &t.counts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n > len(t.entries) {
+		c.n, c.c = 0, Counts{}
+	}
+	rest := t.entries[c.n:]
+	parts := 1
+	if len(rest) >= 2048 {
+		parts = runtime.GOMAXPROCS(0) * 2
+	}
+	b := par.Ranges(len(rest), parts, func(int) int { return 1 })
+	runs := make([]Counts, len(b)-1)
+	par.Each(len(runs), func(k int) {
+		for _, e := range rest[b[k]:b[k+1]] {
+			runs[k].Count(e)
+		}
+	})
+	for _, r := range runs {
+		c.c.Add(r)
+	}
+	c.n = len(t.entries)
+	return c.c
+}
+
+// countsCache is what Counts counted, and of how many entries.
+type countsCache struct {
+	mu sync.Mutex
+	n  int
+	c  Counts
+}
+
+// Count adds an entry to the counts. An assistant content that is not an
+// array has no tool calls; elements that are not objects are skipped
+// (pi throws on null ones).
+func (c *Counts) Count(e *sessions.Entry) {
+	if e.Type != schema.TypeMessage {
+		return
+	}
+	c.TotalMessages++
+	switch e.Role {
+	case schema.RoleUser:
+		c.UserMessages++
+	case schema.RoleToolResult:
+		c.ToolResults++
+	case schema.RoleAssistant:
+		c.AssistantMessages++
+		if jsjson.KindOf(e.MsgContent) == jsjson.Array {
+			jsjson.Elements(e.MsgContent, func(b []byte) bool {
+				if jsjson.KindOf(b) == jsjson.Object {
+					if typ, _ := typeAnd(b, "type"); isString(typ, schema.BlockToolCall) {
+						c.ToolCalls++
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// Add adds the counts of another run of entries.
+func (c *Counts) Add(o Counts) {
+	c.UserMessages += o.UserMessages
+	c.AssistantMessages += o.AssistantMessages
+	c.ToolCalls += o.ToolCalls
+	c.ToolResults += o.ToolResults
+	c.TotalMessages += o.TotalMessages
+}
+
+// CacheHitRate is the share of the prompt tokens read from the cache, in
+// percent, as pi's /session shows it beside "Cached:": cacheRead over
+// input + cacheRead + cacheWrite, times 100. ok is false where pi shows
+// no rate: no prompt tokens, or no cache reads or writes.
+func (u Usage) CacheHitRate() (rate float64, ok bool) {
+	prompt := u.Input + u.CacheRead + u.CacheWrite
+	if !(prompt > 0 && (u.CacheRead > 0 || u.CacheWrite > 0)) {
+		return 0, false
+	}
+	return u.CacheRead / prompt * 100, true
 }

@@ -76,6 +76,11 @@ type Row struct {
 	Active bool
 	// Connector is drawn at the last level (when Indent > 0).
 	Connector Connector
+	// Foldable: the row draws a connector and has rows under it, so pi's
+	// selector could fold it there; it marks the connector "├⊟ " or
+	// "└⊟ " (its isFoldable: a row with listed children that starts a
+	// branch; a root, which folds too, draws no connector to mark).
+	Foldable bool
 }
 
 // rowLayout is pi's layout state of a row, kept while the rows of a mode
@@ -96,11 +101,18 @@ type gutter struct {
 	next *gutter // the gutter of an older ancestor
 }
 
-// AppendPrefix appends the row's indentation: a vertical line or blank
-// for each level an ancestor's gutter covers, the connector at the last
-// level, three columns per level. (pi draws "⊟" in the connector of a row
-// that can be folded; a file cannot be folded, so the line is plain.)
-func (r *Row) AppendPrefix(dst []byte) []byte {
+// AppendPrefix appends the row's indentation as pi's /tree selector
+// draws it: a vertical line or blank for each level an ancestor's gutter
+// covers, the connector at the last level, three columns per level, the
+// connector's line a fold mark ("⊟") on a row that can fold (Foldable).
+func (r *Row) AppendPrefix(dst []byte) []byte { return r.appendPrefix(dst, true) }
+
+// AppendPlainPrefix is AppendPrefix without fold marks, as pi's exported
+// page draws its tree. The two are the same length ("⊟" and "─" are three
+// bytes each).
+func (r *Row) AppendPlainPrefix(dst []byte) []byte { return r.appendPrefix(dst, false) }
+
+func (r *Row) appendPrefix(dst []byte, marks bool) []byte {
 	if r.Indent == 0 {
 		return dst
 	}
@@ -126,6 +138,10 @@ func (r *Row) AppendPrefix(dst []byte) []byte {
 			dst = append(dst, "│  "...)
 		case g == 2:
 			dst = append(dst, "   "...)
+		case i == r.Indent-1 && r.Connector == Tee && marks && r.Foldable:
+			dst = append(dst, "├⊟ "...)
+		case i == r.Indent-1 && r.Connector == Elbow && marks && r.Foldable:
+			dst = append(dst, "└⊟ "...)
 		case i == r.Indent-1 && r.Connector == Tee:
 			dst = append(dst, "├─ "...)
 		case i == r.Indent-1 && r.Connector == Elbow:
@@ -605,6 +621,7 @@ func (w *selectorWalk) lay(rows []Row) {
 			if l.isLast {
 				r.Connector = Elbow
 			}
+			r.Foldable = kids[i] > 0
 		}
 		r.Indent = display(l.indent)
 	}

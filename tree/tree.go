@@ -76,6 +76,8 @@ type Tree struct {
 	reshaped int
 	// selectors are the /tree selectors of the last leaf asked for.
 	selectors selectors
+	// counts are /session's message counts (see Counts).
+	counts countsCache
 }
 
 // CountSteps adds the parent links this tree's walks up the tree follow

@@ -47,3 +47,40 @@ func TestParseArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpDefaultsOnce: each flag of --help says its default once at
+// most: pflag's "(default X)" is left out where the usage names the
+// default in words (--tz's "the local zone"), and a flag with a default
+// still says it.
+func TestHelpDefaultsOnce(t *testing.T) {
+	var help strings.Builder
+	if _, done, err := parseArgs([]string{"--help"}, &help); err != nil || !done {
+		t.Fatalf("--help: %v", err)
+	}
+	flagsPart, _, _ := strings.Cut(help.String(), "\nMount options")
+	_, flagsPart, _ = strings.Cut(flagsPart, "\nFlags:\n")
+	blocks := map[string]string{}
+	var name string
+	for _, line := range strings.Split(flagsPart, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "-") {
+			name = f[0]
+			if strings.HasSuffix(name, ",") {
+				name = f[1]
+			}
+		}
+		blocks[name] += line + "\n"
+	}
+	if len(blocks) < 10 {
+		t.Fatalf("found %d flags in --help:\n%s", len(blocks), help.String())
+	}
+	for name, b := range blocks {
+		if n := len(defaultWords.FindAllString(b, -1)); n > 1 {
+			t.Errorf("%s says its default %d times:\n%s", name, n, b)
+		}
+	}
+	for name, want := range map[string]string{"--tz": "default the local zone", "--cache-size": "(default 256MiB)", "--poll": "(default 0s)"} {
+		if !strings.Contains(strings.Join(strings.Fields(blocks[name]), " "), want) {
+			t.Errorf("%s does not say %q:\n%s", name, want, blocks[name])
+		}
+	}
+}

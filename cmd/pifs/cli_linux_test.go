@@ -306,3 +306,59 @@ func TestMemoryBoundManyEntries(t *testing.T) {
 	}
 	t.Logf("%d entries, %d MiB session: peak %d MiB, then %d MiB, bound %d MiB", n, size>>20, vm(t, pid, "VmHWM")>>20, rss>>20, bound>>20)
 }
+
+// TestNoFuse: on a machine without fuse3 (its fusermount3 and fusermount
+// gone from every folder PATH and go-fuse look in), pifs says what is
+// missing and how to install it, exits with the mountpoint's code and
+// mounts nothing. The folders are hidden under empty tmpfs mounts in a
+// mount namespace of the pifs process alone.
+func TestNoFuse(t *testing.T) {
+	bin := buildPifs(t)
+	if os.Getuid() != 0 {
+		skipOrFail(t, "hiding fusermount3 takes a mount namespace: run as root")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		skipOrFail(t, "no unshare(1)")
+	}
+	store := testStore(t)
+	mnt := emptyDir(t)
+	// The folders go-fuse and pifs's own PATH look in, resolved (/bin is
+	// often a link to /usr/bin), each hidden once; mount(8) itself is in
+	// the last.
+	var hide []string
+	seen := map[string]bool{}
+	for _, d := range []string{"/usr/local/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", "/bin", "/usr/bin"} {
+		if r, err := filepath.EvalSymlinks(d); err == nil && !seen[r] {
+			seen[r] = true
+			hide = append(hide, "mount -t tmpfs none "+r)
+		}
+	}
+	mountCmd, _ := exec.LookPath("mount")
+	if r, _ := filepath.EvalSymlinks(filepath.Dir(mountCmd)); !strings.HasSuffix(hide[len(hide)-1], " "+r) {
+		t.Fatalf("mount(8) is in %s, which would be hidden before its last use: %v", r, hide)
+	}
+	script := strings.Join(hide, " && ") + ` && exec "$@"`
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", bin, "--sessions-dir", store, mnt)
+	cmd.Env = append(os.Environ(), "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("unshare: %v\n%s", err, out)
+	}
+	for _, want := range []string{"FUSE is not installed", "fusermount3", "apt install fuse3", "dnf install fuse3", "macFUSE"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the message lacks %q: %s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "exec:") {
+		t.Errorf("the message is go-fuse's: %s", out)
+	}
+	if code != exitMountpoint {
+		t.Errorf("exit %d, want %d (%s)", code, exitMountpoint, out)
+	}
+	if mounted(mnt) {
+		t.Errorf("%s is mounted", mnt)
+	}
+}

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -18,7 +19,7 @@ const (
 	exitOK          = 0 // mounted and unmounted cleanly
 	exitError       = 1 // any other error while running
 	exitUsage       = 2 // bad flags, arguments or -o options
-	exitMountpoint  = 3 // the mountpoint is unusable (the message says why and how to fix it)
+	exitMountpoint  = 3 // the mountpoint is unusable, or FUSE is missing (the message says why and how to fix it)
 	exitSessionsDir = 4 // the sessions directory is missing or unusable
 	exitMountFailed = 5 // the kernel or fusermount3 refused the mount
 )
@@ -67,7 +68,7 @@ Exit status:
   2  bad flags, arguments or -o options
   3  unusable mountpoint: missing, not a directory, not empty, already a
      mount, a dead mount that could not be cleared, or overlapping the
-     sessions directory
+     sessions directory; or FUSE is not installed (fuse3, or macFUSE)
   4  the sessions directory is not a directory (one that does not exist
      yet is mounted empty), or could not be resolved
   5  the mount itself failed (fusermount3 or the kernel refused it)
@@ -94,7 +95,9 @@ func printHelp(w io.Writer, flags *pflag.FlagSet) {
 		if f.Value.Type() != "bool" && f.Value.Type() != "count" {
 			left += " " + arg
 		}
-		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
+		// A usage that names its default in words (the local zone, not
+		// "Local") says it once.
+		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" && !namesDefault(usage) {
 			usage += " (default " + d + ")"
 		}
 		rows = append(rows, row{left, usage})
@@ -105,3 +108,10 @@ func printHelp(w io.Writer, flags *pflag.FlagSet) {
 	}
 	io.WriteString(w, helpTail)
 }
+
+// namesDefault tells whether a flag's usage says its default itself.
+func namesDefault(usage string) bool { return defaultWords.MatchString(usage) }
+
+// defaultWords is how a usage names a default: "(default …", "; default …",
+// "default: …".
+var defaultWords = regexp.MustCompile(`\bdefault[ :]`)

@@ -484,11 +484,40 @@ func Resolve(t testing.TB, dir string, env []string, flag string) Resolved {
 // a session is an active leaf in turn, as well as pi's own leaf.
 func TreeViews(t testing.TB, home string, tips bool, files ...string) map[string]*TreeViewsOf {
 	t.Helper()
-	args := files
-	if tips {
-		args = append([]string{"--tips"}, files...)
+	return TreeViewsWith(t, TreeViewOptions{Home: home, Tips: tips}, files...)
+}
+
+// TreeViewOptions are what TreeViewsWith asks of treeview.mjs.
+type TreeViewOptions struct {
+	// Home is $HOME, against which pi shortens paths.
+	Home string
+	// Tips: every tip as the active leaf too, not only pi's leaf.
+	Tips bool
+	// Times are the times (ms since the epoch) at which the rows are also
+	// drawn with label timestamps, as "now", in the zone TZ ($TZ).
+	Times []int64
+	TZ    string
+}
+
+// TreeViewsWith is TreeViews with label timestamps (see TreeViewOptions).
+func TreeViewsWith(t testing.TB, o TreeViewOptions, files ...string) map[string]*TreeViewsOf {
+	t.Helper()
+	var args []string
+	if o.Tips {
+		args = append(args, "--tips")
 	}
-	out := NodeWith(t, NodeOptions{Node22: true, Env: []string{"HOME=" + home}}, "treeview.mjs", args...)
+	if len(o.Times) > 0 {
+		var ms []string
+		for _, n := range o.Times {
+			ms = append(ms, fmt.Sprint(n))
+		}
+		args = append(args, "--times="+strings.Join(ms, ","))
+	}
+	env := []string{"HOME=" + o.Home}
+	if o.TZ != "" {
+		env = append(env, "TZ="+o.TZ)
+	}
+	out := NodeWith(t, NodeOptions{Node22: true, Env: env}, "treeview.mjs", append(args, files...)...)
 	var v map[string]*TreeViewsOf
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("oracle: decoding treeview.mjs output: %v\n%s", err, tail(string(out), 2000))
@@ -520,6 +549,12 @@ type TreeView struct {
 	// Error is what pi threw building the list or a row.
 	Error *string   `json:"error"`
 	Rows  []TreeRow `json:"rows"`
+	// Empty is the line the selector draws when the mode lists nothing
+	// (without the cursor's two columns), nil when it lists rows.
+	Empty *string `json:"empty"`
+	// Times are the rows (or the empty line) drawn with label timestamps
+	// shown, by the time given as now (TreeViewOptions.Times), in ms.
+	Times map[string][]string `json:"times"`
 }
 
 // TreeRow is one row of the selector: the entry's id, getEntryDisplayText
@@ -850,4 +885,119 @@ func (a *Agent) Run(cwd, prompt string, args ...string) (string, error) {
 		return stdout.String(), fmt.Errorf("pi -p %q %s: %v\nstderr:\n%s", prompt, strings.Join(args, " "), err, tail(stderr.String(), 8000))
 	}
 	return stdout.String(), nil
+}
+
+// Commands is what pi's /session and /copy give for one session file
+// (js/commands.mjs).
+type Commands struct {
+	// Error is what opening the file threw.
+	Error *string
+	// Stats and Usage are getSessionStats()'s counts and its tokens and
+	// cost; nil when it threw (StatsError).
+	Stats      *Stats
+	Usage      *Usage
+	StatsError *string
+	// Cached is the percentage /session prints beside "Cached:" ("38.1"),
+	// nil when it prints none; Rate is pi's expression for it on the
+	// stats' tokens, nil then too.
+	Cached *string
+	Rate   *float64
+	// Copy is the text /copy copies with each entry as the leaf, by id,
+	// and at the session's own leaf under "@leaf"; nil where it copies
+	// nothing. CopyErrors holds what pi threw for an id.
+	Copy       map[string]*string
+	CopyErrors map[string]string
+}
+
+// SessionCommands runs js/commands.mjs under Node 22 on the files, in one
+// node process; the result is by file, as given.
+func SessionCommands(t testing.TB, files ...string) map[string]*Commands {
+	t.Helper()
+	out := NodeWith(t, NodeOptions{Node22: true}, "commands.mjs", files...)
+	var raw map[string]struct {
+		Error *string
+		Stats *struct {
+			Stats
+			Tokens Usage
+			Cost   float64
+		}
+		StatsError *string
+		Cached     *string
+		Rate       *float64
+		Copy       map[string]*string
+		CopyErrors map[string]string
+	}
+	if err := json.Unmarshal(out, &raw); err != nil {
+		t.Fatalf("oracle: decoding commands.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	res := map[string]*Commands{}
+	for f, r := range raw {
+		c := &Commands{Error: r.Error, StatsError: r.StatsError, Cached: r.Cached, Rate: r.Rate, Copy: r.Copy, CopyErrors: r.CopyErrors}
+		if r.Stats != nil {
+			s, u := r.Stats.Stats, r.Stats.Tokens
+			u.Cost = r.Stats.Cost
+			c.Stats, c.Usage = &s, &u
+		}
+		res[f] = c
+	}
+	return res
+}
+
+// Resumed is the model and thinking level pi resumes a session with, and
+// what the session records of them (js/resume.mjs).
+type Resumed struct {
+	Error *string `json:"error"`
+	// Model is session.model as "provider/id" after createAgentSession,
+	// nil for none; ThinkingLevel session.thinkingLevel; Fallback pi's
+	// message when it could not restore the session's model.
+	Model         *string `json:"model"`
+	ThinkingLevel string  `json:"thinkingLevel"`
+	Fallback      *string `json:"fallback"`
+	// Selection is getBranchSelection of the branch ("provider/id", nil
+	// for none); HasMessages tells the context has a message (pi restores
+	// the session's settings only then); RecordedLevel is the context's
+	// thinking level when the branch records one.
+	Selection     *string `json:"selection"`
+	HasMessages   bool    `json:"hasMessages"`
+	RecordedLevel *string `json:"recordedLevel"`
+	// Appended are the lines resuming added to the session file.
+	Appended []string `json:"appended"`
+}
+
+// Resume runs js/resume.mjs under Node 22: pi's createAgentSession on a
+// copy of each file, with agentDir (its models.json and settings.json) as
+// pi's agent dir, offline, $HOME a temporary directory.
+func Resume(t testing.TB, agentDir string, files ...string) map[string]*Resumed {
+	t.Helper()
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PI_CODING_AGENT_DIR=" + agentDir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}
+	out := NodeWith(t, NodeOptions{Node22: true, Env: env}, "resume.mjs", append([]string{agentDir}, files...)...)
+	var m map[string]*Resumed
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("oracle: decoding resume.mjs output: %v\n%s", err, tail(string(out), 2000))
+	}
+	return m
+}
+
+// ExportHTML writes pi's exported page of each file (`pi --export`'s
+// exportFromFile, under Node 22, in one process) as out/<n>.html, n the
+// file's index; it returns the page of each, "" where pi threw.
+func ExportHTML(t testing.TB, out string, files ...string) []string {
+	t.Helper()
+	raw := NodeWith(t, NodeOptions{Node22: true, Dir: out, Env: []string{"HOME=" + out}}, "exporthtml.mjs", append([]string{out}, files...)...)
+	var errs []*string
+	if err := json.Unmarshal(raw, &errs); err != nil || len(errs) != len(files) {
+		t.Fatalf("oracle: decoding exporthtml.mjs output: %v\n%s", err, tail(string(raw), 2000))
+	}
+	pages := make([]string, len(files))
+	for i, e := range errs {
+		if e == nil {
+			pages[i] = filepath.Join(out, fmt.Sprintf("%d.html", i))
+		} else {
+			t.Logf("oracle: pi's export of %s: %s", files[i], *e)
+		}
+	}
+	return pages
 }

@@ -1,4 +1,4 @@
-// treeview.mjs [--tips] <session.jsonl>... (run with Node 22)
+// treeview.mjs [--tips] [--times=MS,MS…] <session.jsonl>... (run with Node 22)
 //
 // Prints ONE JSON object on stdout: for each session file, what pi 1.6's own
 // /tree selector (TreeSelectorComponent in
@@ -11,19 +11,24 @@
 //                 "leafId": pi's getLeafId(),
 //                 "ids": the ids of getEntries(), in file order,
 //                 "views": [ { "leaf": ID, "mode": MODE, "error": null | "...",
-//                              "rows": [ { "id", "text", "line" } ] } ],
+//                              "rows": [ { "id", "text", "line" } ],
+//                              "empty": the line drawn for no rows | null,
+//                              "times": { "<MS>": [ line ] } } ],
 //                 "prompts": [ { "entryId", "text" } ] | null,
 //                 "promptsError": null | "..." } }
 //
 // The active leaf is pi's (getLeafId()); with --tips also every tip of the
 // tree in turn, as pifs shows it in branches/<tip>/. A row's "text" is
 // getEntryDisplayText; its "line" is the row as the selector's render()
-// draws it, without the two columns of the cursor gutter. pi's code runs as
-// is, with three changes that a file needs and the TUI does not: the theme
-// draws no colours (its fg/bg/bold/italic return the text), the terminal is
-// tall and wide enough for every row in full, and no row is foldable (pi
-// draws "⊟" in a foldable row's connector, a key hint a file cannot use).
-// Paths of tool calls are shortened against $HOME, as pi's are.
+// draws it (fold marks included), without the two columns of the cursor
+// gutter; "empty" is the first line render() draws when the filter lists
+// nothing, likewise. With --times, "times" holds, for each time given (ms
+// since the epoch, as "now"), the lines render() draws with the label
+// timestamps shown (the T key), in the local zone of $TZ. pi's code runs
+// as is, with two changes that a file needs and the TUI does not: the
+// theme draws no colours (its fg/bg/bold/italic return the text), and the
+// terminal is tall and wide enough for every row in full. Paths of tool
+// calls are shortened against $HOME, as pi's are.
 //
 // The files are never touched: each is copied into a temp dir and the copy
 // opened, as dump.mjs does.
@@ -51,7 +56,24 @@ const WIDTH = 1 << 30;
 
 const args = process.argv.slice(2);
 const tips = args.includes("--tips");
-const files = args.filter((a) => a !== "--tips");
+const timesArg = args.find((a) => a.startsWith("--times="));
+const nows = timesArg ? timesArg.slice("--times=".length).split(",").map(Number) : [];
+const files = args.filter((a) => a !== "--tips" && a !== timesArg);
+
+// "Now", for formatLabelTimestamp's new Date(): a Date whose argument-less
+// construction gives the time asked for.
+const RealDate = globalThis.Date;
+let fixedNow = null;
+class FixedDate extends RealDate {
+	constructor(...a) {
+		if (a.length === 0 && fixedNow !== null) super(fixedNow);
+		else super(...a);
+	}
+	static now() {
+		return fixedNow ?? RealDate.now();
+	}
+}
+globalThis.Date = FixedDate;
 
 function message(e) {
 	return e instanceof Error ? e.message : String(e);
@@ -114,12 +136,11 @@ function chainLoops(sm, leaf) {
 }
 
 function view(tree, leaf, mode) {
-	const out = { leaf, mode, error: null, rows: [] };
+	const out = { leaf, mode, error: null, rows: [], empty: null, times: {} };
 	let list;
 	try {
 		const sel = new TreeSelectorComponent(tree, leaf, 1 << 30, () => {}, () => {}, undefined, undefined, mode);
 		list = sel.getTreeList();
-		list.isFoldable = () => false;
 		list.maxVisibleLines = list.filteredNodes.length + 10;
 	} catch (e) {
 		out.error = message(e);
@@ -134,12 +155,25 @@ function view(tree, leaf, mode) {
 		}
 		out.rows.push({ id: fn.node.entry.id, text, line: null });
 	}
-	if (list.filteredNodes.length === 0) return out;
 	try {
 		const lines = list.render(WIDTH);
+		if (list.filteredNodes.length === 0) out.empty = lines[0].slice(2);
 		for (let i = 0; i < out.rows.length; i++) out.rows[i].line = lines[i].slice(2);
 	} catch (e) {
 		out.error ??= `render: ${message(e)}`;
+	}
+	for (const now of nows) {
+		try {
+			fixedNow = now;
+			list.showLabelTimestamps = true;
+			const lines = list.render(WIDTH);
+			out.times[now] = lines.slice(0, Math.max(1, out.rows.length)).map((l) => l.slice(2));
+		} catch (e) {
+			out.error ??= `render with times: ${message(e)}`;
+		} finally {
+			fixedNow = null;
+			list.showLabelTimestamps = false;
+		}
 	}
 	return out;
 }
