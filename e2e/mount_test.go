@@ -28,8 +28,8 @@ func TestLayout(t *testing.T) {
 		t.Errorf("ls project = %q, want %q", got, want)
 	}
 	want := []string{"append", "branches", "changes", "changes.patch", "context.json", "current", "entries", "errors", "files.json", "files.txt", "fork", "forks", "header.json", "images",
-		"info.json", "labels", "leaf", "name", "prompts.txt", "session.jsonl", "transcript.html", "transcript.md", "tree",
-		"tree-all.txt", "tree-labeled-only.txt", "tree-no-tools.txt", "tree-user-only.txt", "tree.txt"}
+		"info.json", "labels", "leaf", "model", "name", "prompts.txt", "reply.md", "session.jsonl", "thinking", "transcript.html", "transcript.md", "tree",
+		"tree-all.txt", "tree-labeled-only.txt", "tree-no-tools.txt", "tree-times.txt", "tree-user-only.txt", "tree.txt"}
 	if got := lines(run(t, sessionPath(mnt), "ls")); !reflect.DeepEqual(got, want) {
 		t.Errorf("ls session = %q, want %q", got, want)
 	}

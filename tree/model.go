@@ -1,7 +1,6 @@
 package tree
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 
@@ -108,15 +107,15 @@ func ParseModel(ref string) (provider, id string, err error) {
 	p, rest = strings.TrimSpace(p), strings.TrimSpace(rest)
 	switch {
 	case text == "":
-		return "", "", fmt.Errorf("%w: a model is provider/id, such as anthropic/claude-sonnet-4-5; the line is empty", ErrInvalid)
+		return "", "", refuse(ErrInvalid, "a model is provider/id, such as anthropic/claude-sonnet-4-5; the line is empty")
 	case !ok:
-		return "", "", fmt.Errorf("%w: a model is provider/id, such as anthropic/claude-sonnet-4-5; %q has no provider", ErrInvalid, text)
+		return "", "", refuse(ErrInvalid, "a model is provider/id, such as anthropic/claude-sonnet-4-5; %q has no provider", text)
 	case p == "":
-		return "", "", fmt.Errorf("%w: model %q has an empty provider", ErrInvalid, text)
+		return "", "", refuse(ErrInvalid, "model %q has an empty provider", text)
 	case rest == "":
-		return "", "", fmt.Errorf("%w: model %q has an empty id", ErrInvalid, text)
+		return "", "", refuse(ErrInvalid, "model %q has an empty id", text)
 	case strings.IndexFunc(p+rest, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
-		return "", "", fmt.Errorf("%w: model %q has white space or control characters in its provider or id", ErrInvalid, text)
+		return "", "", refuse(ErrInvalid, "model %q has white space or control characters in its provider or id", text)
 	}
 	return p, rest, nil
 }
@@ -131,7 +130,7 @@ func ParseThinkingLevel(s string) (string, error) {
 			return l, nil
 		}
 	}
-	return "", fmt.Errorf("%w: unknown thinking level %q; available levels: %s", ErrInvalid, strings.TrimSpace(s), strings.Join(ThinkingLevels, ", "))
+	return "", refuse(ErrInvalid, "unknown thinking level %q; available levels: %s", strings.TrimSpace(s), strings.Join(ThinkingLevels, ", "))
 }
 
 // SetModel appends the model_change pi's /model appends when it switches

@@ -84,6 +84,7 @@ var branchFiles = []struct {
 	{filesTextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesTextName) }},
 	{filesJSONName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesJSONName) }},
 	{patchName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, patchName) }},
+	{replyName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newReplyFile(s, id, true) }},
 	{changesName, syscall.S_IFDIR, func(s sessionRef, id string) Node {
 		return &changesDir{inSession{s}, id, true, newBranchDir(s, id).mtime}
 	}},

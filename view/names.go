@@ -59,6 +59,10 @@ const (
 	filesJSONName   = "files.json"
 	changesName     = "changes"
 	patchName       = "changes.patch"
+	replyName       = "reply.md"
+	modelName       = "model"
+	thinkingName    = "thinking"
+	treeTimesName   = "tree-times.txt"
 )
 
 // jsonExt ends the names of entry files.

@@ -53,6 +53,10 @@ var sessionFiles = []struct {
 	{filesJSONName, syscall.S_IFREG, func(s sessionRef) Node { return newFilesView(s, "", false, filesJSONName) }},
 	{patchName, syscall.S_IFREG, func(s sessionRef) Node { return newFilesView(s, "", false, patchName) }},
 	{changesName, syscall.S_IFDIR, func(s sessionRef) Node { return &changesDir{inSession{s}, "", false, s.activity} }},
+	{replyName, syscall.S_IFREG, func(s sessionRef) Node { return newReplyFile(s, "", false) }},
+	{modelName, syscall.S_IFREG, func(s sessionRef) Node { return newModelFile(s) }},
+	{thinkingName, syscall.S_IFREG, func(s sessionRef) Node { return newThinkingFile(s) }},
+	{treeTimesName, syscall.S_IFREG, func(s sessionRef) Node { return newTreeTimesFile(s) }},
 }
 
 func (d *sessionDir) list() ([]Child, error) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pifs/pifs/internal/gen"
 )
@@ -91,6 +92,9 @@ func TestSizeBeforeContent(t *testing.T) {
 			for _, name := range []string{filesTextName, filesJSONName, patchName} {
 				vs = append(vs, sized{view: newFilesView(s, "", false, name), key: name})
 			}
+			vs = append(vs, sized{view: newReplyFile(s, "", false), key: replyName},
+				sized{view: newModelFile(s), key: modelName}, sized{view: newThinkingFile(s), key: thinkingName},
+				sized{view: newTreeTimesFile(s), key: v.timesKey(time.Now())})
 			changes := &changesDir{inSession{s}, "", false, s.activity}
 			list, err := changes.list()
 			if err != nil {
@@ -104,7 +108,8 @@ func TestSizeBeforeContent(t *testing.T) {
 				vs = append(vs, sized{view: newContextFile(s, id, true), key: contextName + "\x00" + id},
 					sized{view: newTranscriptFile(s, id, true), key: transcriptName + "\x00" + id},
 					sized{view: newHTMLFile(s, id, true), key: htmlName + "\x00" + id},
-					sized{view: newFilesView(s, id, true, patchName), key: patchName + "\x00" + id})
+					sized{view: newFilesView(s, id, true, patchName), key: patchName + "\x00" + id},
+					sized{view: newReplyFile(s, id, true), key: replyName + "\x00" + id})
 			}
 			for i := range vs {
 				vs[i].where = fmt.Sprintf("%s/%s: view %d (%T)", p, f.Name, i, vs[i].view)
