@@ -40,6 +40,7 @@ type item struct {
 	path, project, name string
 	header              *sessions.Header
 	remove              bool
+	told                bool // a change told (Changed), shown as soon as done
 }
 
 type builder struct {
@@ -103,11 +104,11 @@ func (x *Index) Changed(changes []sessions.Change) {
 			continue // a project folder: its sessions come as changes of their own
 		}
 		if c.Old != nil && (c.New == nil || c.New.Path != c.Old.Path) {
-			b.enqueue(item{path: c.Old.Path, remove: true})
+			b.enqueue(item{path: c.Old.Path, remove: true, told: true})
 			n++
 		}
 		if c.New != nil {
-			b.enqueue(item{path: c.New.Path, project: c.Project, name: c.Name, header: c.New.Header})
+			b.enqueue(item{path: c.New.Path, project: c.Project, name: c.Name, header: c.New.Header, told: true})
 			n++
 		}
 	}
@@ -250,9 +251,10 @@ func (b *builder) next(nested bool) (item, bool) {
 }
 
 // do indexes (or removes) one file, in the batch under way; top: it may
-// take changes told meanwhile between the batches of a large file, and
-// the batch is committed after it when it is full, when changes wait,
-// when it is a second old or when nothing is left to do.
+// take changes told meanwhile between the batches of a large file. The
+// batch is committed after it when it was a change told, when changes
+// wait, when the batch is full or a second old, or when nothing is left
+// to do.
 func (b *builder) do(it item, top bool) {
 	x := b.x
 	start := time.Now()
@@ -296,7 +298,7 @@ func (b *builder) do(it item, top bool) {
 	waiting := len(b.queue) > 0
 	left := len(b.sweep) > 0
 	b.mu.Unlock()
-	if !top || waiting || !left || b.batch.full() {
+	if !top || it.told || waiting || !left || b.batch.full() {
 		b.commit()
 	}
 	b.mu.Lock()

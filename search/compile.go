@@ -107,12 +107,17 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 			}
 			needEntries = true
 		case KeyTool:
-			op := "EXISTS"
+			// Asked of each row the text index gives; a query of filters
+			// alone takes the tool's entries from the index of names.
+			op, in := "EXISTS", "IN"
 			if f.Not {
-				op = "NOT EXISTS"
+				op, in = "NOT EXISTS", "NOT IN"
 			}
 			vals := anys(f.Values)
 			idConds = append(idConds, func(id string) (string, []any) {
+				if id == "entries.rowid" {
+					return fmt.Sprintf("%s %s (SELECT entry FROM tools WHERE name IN (%s))", id, in, marks(len(vals))), vals
+				}
 				return fmt.Sprintf("%s (SELECT 1 FROM tools WHERE tools.entry = %s AND tools.name IN (%s))", op, id, marks(len(vals))), vals
 			})
 		case KeyLabel:

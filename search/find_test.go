@@ -130,3 +130,36 @@ func TestReadme(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterPlans: a query of filters alone that narrows to few entries
+// (a tool, a time range, a label, a session's name) reads them from an
+// index, not by a scan of the entries; a query with words to find is led
+// by the text index.
+func TestFilterPlans(t *testing.T) {
+	store := t.TempDir()
+	plant(t, store)
+	x := openIndex(t, store, Options{})
+	build(t, x, store)
+	for qs, want := range map[string]string{
+		"tool:bash":                         "tools_name",
+		"since:2025-05-01 until:2025-05-01": "entries_time",
+		"tool:bash since:2025-05-01":        "tools_name",
+		"label:milestone":                   "INTEGER PRIMARY KEY",
+		"name:auth":                         "INTEGER PRIMARY KEY",
+		"manager tool:read role:user":       "SCAN tri VIRTUAL TABLE",
+		`"hash map" -role:tool`:             "SCAN words VIRTUAL TABLE",
+	} {
+		q, err := Parse(qs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := x.compile(context.Background(), q, Scope{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := queryPlan(t, x, c.sql, c.args...)
+		if !strings.Contains(plan, want) || strings.Contains(plan, "SCAN entries") {
+			t.Errorf("%s: %s\n  %s", qs, c.sql, plan)
+		}
+	}
+}

@@ -19,6 +19,12 @@ import (
 	_ "modernc.org/sqlite" // SQLite with FTS5, in Go
 )
 
+// The readers' connections: queries beyond them wait their turn.
+const (
+	readerConns    = 2
+	readerCacheKiB = 2 << 10
+)
+
 // Format names the layout of an index file and what is indexed: a file of
 // another format is made again.
 const Format = "pifs-search 1"
@@ -36,8 +42,8 @@ type Options struct {
 	Touches func(e *sessions.Entry, cwd string) []Touch
 	// Log is told what the index could not do (optional).
 	Log func(msg string)
-	// CacheKiB bounds SQLite's page cache of each connection (default
-	// 8 MiB).
+	// CacheKiB bounds SQLite's page cache of the builder's connection
+	// (default 8 MiB); the two connections of queries have 2 MiB each.
 	CacheKiB int
 	// BatchBytes is how much text the builder indexes between commits
 	// (default 4 MiB): it bounds the builder's memory and how long a
@@ -128,8 +134,13 @@ var tables = []string{
 	// cut.
 	`CREATE TABLE IF NOT EXISTS entries(rowid INTEGER PRIMARY KEY, eid TEXT NOT NULL, off INT NOT NULL,
 		role TEXT NOT NULL, time INT, model TEXT, txt INT NOT NULL, cut INT NOT NULL)`,
+	// The entries of an id (a label's target), and of a time range (a
+	// query of since: or until: alone).
+	`CREATE INDEX IF NOT EXISTS entries_eid ON entries(eid)`,
+	`CREATE INDEX IF NOT EXISTS entries_time ON entries(time)`,
 	`CREATE TABLE IF NOT EXISTS models(model TEXT PRIMARY KEY) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS tools(entry INT NOT NULL, name TEXT NOT NULL, PRIMARY KEY(entry, name)) WITHOUT ROWID`,
+	`CREATE INDEX IF NOT EXISTS tools_name ON tools(name, entry)`,
 	`CREATE TABLE IF NOT EXISTS labels(entry INTEGER PRIMARY KEY, target TEXT NOT NULL, label TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS names(entry INTEGER PRIMARY KEY, name TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS touches(entry INT NOT NULL, path TEXT NOT NULL, op INT NOT NULL, PRIMARY KEY(entry, path, op)) WITHOUT ROWID`,
@@ -174,17 +185,19 @@ var errNotOurs = errors.New("another format or store")
 
 func (x *Index) open() error {
 	u := url.URL{Scheme: "file", Path: x.path}
-	dsn := fmt.Sprintf("%s?_busy_timeout=10000&_pragma=cache_size(-%d)", u.String(), x.o.CacheKiB)
+	dsn := u.String() + "?_busy_timeout=10000"
 	var err error
-	if x.w, err = sql.Open("sqlite", dsn+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"); err != nil {
+	if x.w, err = sql.Open("sqlite", fmt.Sprintf("%s&_pragma=cache_size(-%d)&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate", dsn, x.o.CacheKiB)); err != nil {
 		return err
 	}
 	x.w.SetMaxOpenConns(1)
-	if x.r, err = sql.Open("sqlite", dsn+"&_query_only=1"); err != nil {
+	// Queries share readerConns connections, each with a smaller cache
+	// (the kernel's page cache holds the file too).
+	if x.r, err = sql.Open("sqlite", fmt.Sprintf("%s&_pragma=cache_size(-%d)&_query_only=1", dsn, readerCacheKiB)); err != nil {
 		return err
 	}
-	x.r.SetMaxOpenConns(4)
-	x.r.SetMaxIdleConns(4)
+	x.r.SetMaxOpenConns(readerConns)
+	x.r.SetMaxIdleConns(readerConns)
 	ctx := context.Background()
 	tx, err := x.w.BeginTx(ctx, nil)
 	if err != nil {
