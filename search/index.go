@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/pifs/pifs/sessions"
@@ -83,6 +84,8 @@ type Index struct {
 	path string
 	// w is the builder's connection (the only writer), r the readers'.
 	w, r *sql.DB
+	// lock is held while the index is open (see ErrInUse).
+	lock *os.File
 
 	mu    sync.Mutex
 	files map[int64]*fileRow
@@ -162,7 +165,25 @@ func Open(o Options) (*Index, error) {
 		return nil, err
 	}
 	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow}
-	err := x.open()
+	// One mount at a time builds and reads an index.
+	lock, err := os.OpenFile(x.path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrInUse
+		}
+		return nil, err
+	}
+	x.lock = lock
+	// The text it holds is the sessions': its owner's alone (SQLite gives
+	// its journal files the file's mode).
+	if f, err := os.OpenFile(x.path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
+		f.Close()
+	}
+	err = x.open()
 	if err != nil && !errors.Is(err, errNotOurs) {
 		x.log(fmt.Sprintf("search index %s: %v: making it again", x.path, err))
 	}
@@ -170,16 +191,25 @@ func Open(o Options) (*Index, error) {
 		x.close()
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			if err := os.Remove(x.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+				lock.Close()
 				return nil, err
 			}
 		}
+		if f, err := os.OpenFile(x.path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
+			f.Close()
+		}
 		if err := x.open(); err != nil {
 			x.close()
+			lock.Close()
 			return nil, err
 		}
 	}
 	return x, nil
 }
+
+// ErrInUse is Open's error when another process (another mount of the
+// same store with the same cache folder) has the index open.
+var ErrInUse = errors.New("search index in use by another mount")
 
 var errNotOurs = errors.New("another format or store")
 
@@ -294,6 +324,9 @@ func (x *Index) Close() error {
 		if e := x.r.Close(); err == nil {
 			err = e
 		}
+	}
+	if x.lock != nil {
+		x.lock.Close()
 	}
 	return err
 }

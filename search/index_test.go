@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,8 +227,8 @@ func TestRestartUnchanged(t *testing.T) {
 	}
 }
 
-// TestOtherStoreOrFormat: an index file made for another store, or that
-// is not an index, is made again.
+// TestOtherStoreOrFormat: an index file that is not an index, or is one
+// of another format, is made again.
 func TestOtherStoreOrFormat(t *testing.T) {
 	store := t.TempDir()
 	plant(t, store)
@@ -237,6 +238,24 @@ func TestOtherStoreOrFormat(t *testing.T) {
 	}
 	x := openIndex(t, store, Options{Dir: dir})
 	build(t, x, store)
+	if got := find(t, x, "quokka"); len(got) != 2 {
+		t.Fatalf("%q", got)
+	}
+	x.Close()
+	// Made by another format of the index: made again, whole.
+	db, err := sql.Open("sqlite", x.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE meta SET value = 'pifs-search 0' WHERE key = 'format'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	x = openIndex(t, store, Options{Dir: dir})
+	build(t, x, store)
+	if s := x.Stats(); s.Full != 4 {
+		t.Fatalf("an index of another format was used: %+v", s)
+	}
 	if got := find(t, x, "quokka"); len(got) != 2 {
 		t.Fatalf("%q", got)
 	}
@@ -279,4 +298,33 @@ func TestChangesDuringBuild(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("batches: %q", order)
 	}
+}
+
+// TestInUse: a second open of the same index (another mount of the store
+// with the same cache folder) is refused while the first holds it; the
+// file is its owner's alone.
+func TestInUse(t *testing.T) {
+	store := t.TempDir()
+	plant(t, store)
+	dir := t.TempDir()
+	x := openIndex(t, store, Options{Dir: dir})
+	if _, err := Open(Options{Dir: dir, Store: store}); err != ErrInUse {
+		t.Fatalf("second open: %v", err)
+	}
+	build(t, x, store)
+	for _, suffix := range []string{"", "-wal"} {
+		fi, err := os.Stat(x.Path() + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v", fi.Name(), fi.Mode())
+		}
+	}
+	x.Close()
+	y, err := Open(Options{Dir: dir, Store: store})
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	y.Close()
 }
