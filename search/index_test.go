@@ -137,6 +137,31 @@ func TestIncremental(t *testing.T) {
 	if got := find(t, x, "session manager keeps"); len(got) != 1 {
 		t.Fatalf("restored session: %q", got)
 	}
+
+	// Replaced by another file of the same name (written beside it,
+	// renamed over it), longer: indexed whole, not as an append.
+	s3 := x.Stats()
+	b, _ = os.ReadFile(beta)
+	tmp = filepath.Join(filepath.Dir(beta), ".tmp")
+	if err := os.WriteFile(tmp, []byte(strings.Replace(string(b), "session manager keeps", "session manager holds", 1)+line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, beta); err != nil {
+		t.Fatal(err)
+	}
+	follow(t, x, idx, beta)
+	if s := x.Stats(); s.Full != s3.Full+1 || s.Appended != s3.Appended {
+		t.Fatalf("replaced file: %+v, before %+v", s, s3)
+	}
+	if got := find(t, x, "session manager keeps"); len(got) != 0 {
+		t.Fatalf("replaced text still found: %q", got)
+	}
+	if got := find(t, x, "manager holds pangolin"); len(got) != 0 {
+		t.Fatalf("%q", got)
+	}
+	if got := find(t, x, "pangolin"); len(got) != 1 {
+		t.Fatalf("replacing file's text: %q", got)
+	}
 }
 
 func mustLookup(t testing.TB, idx *sessions.Index, path string) *sessions.File {
