@@ -675,6 +675,7 @@ func (b *batch) commit() error {
 	b.tx = nil
 	b.commits++
 	x := b.x
+	defer x.gen.Add(1)
 	x.mu.Lock()
 	for _, p := range b.gone {
 		if r := x.paths[p]; r != nil {

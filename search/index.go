@@ -98,6 +98,9 @@ type Index struct {
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
+	// gen counts the commits (see Gen).
+	gen atomic.Uint64
+
 	stats struct {
 		statements, rows                                  atomic.Int64
 		full, appended, unchanged, removed, entries, read atomic.Int64
@@ -296,6 +299,10 @@ func (x *Index) log(msg string) {
 		x.o.Log(msg)
 	}
 }
+
+// Gen changes whenever what the index holds changes (each batch the
+// builder commits): an answer may be kept while it is the same.
+func (x *Index) Gen() uint64 { return x.gen.Load() }
 
 // Path is the index file.
 func (x *Index) Path() string { return x.path }

@@ -69,6 +69,7 @@ func TestIncremental(t *testing.T) {
 	}
 
 	// An append: the new entries alone.
+	gen := x.Gen()
 	fi, _ := os.Stat(beta)
 	line := `{"type":"message","id":"bbbb0100","parentId":"bbbb0008","timestamp":"2025-05-02T01:00:00.000Z","message":{"role":"user","content":"appended pangolin text","timestamp":1}}`
 	appendLines(t, beta, line)
@@ -79,6 +80,9 @@ func TestIncremental(t *testing.T) {
 	}
 	if got := find(t, x, "pangolin"); len(got) != 1 || got[0] != "bbbb0100" {
 		t.Fatalf("appended entry: %q", got)
+	}
+	if x.Gen() == gen {
+		t.Fatal("the index changed, its generation did not")
 	}
 
 	// A rewrite of the same size: the old text goes, the new comes.
