@@ -107,15 +107,17 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 			}
 			needEntries = true
 		case KeyTool:
-			// Asked of each row the text index gives; a query of filters
-			// alone takes the tool's entries from the index of names.
+			// Asked of each row the text index (or a time range) gives; a
+			// query of other filters alone takes the tool's entries from
+			// the index of names.
 			op, in := "EXISTS", "IN"
 			if f.Not {
 				op, in = "NOT EXISTS", "NOT IN"
 			}
 			vals := anys(f.Values)
+			timed := !math.IsNaN(q.Since) || !math.IsNaN(q.Until)
 			idConds = append(idConds, func(id string) (string, []any) {
-				if id == "entries.rowid" {
+				if id == "entries.rowid" && !timed {
 					return fmt.Sprintf("%s %s (SELECT entry FROM tools WHERE name IN (%s))", id, in, marks(len(vals))), vals
 				}
 				return fmt.Sprintf("%s (SELECT 1 FROM tools WHERE tools.entry = %s AND tools.name IN (%s))", op, id, marks(len(vals))), vals

@@ -143,7 +143,7 @@ func TestFilterPlans(t *testing.T) {
 	for qs, want := range map[string]string{
 		"tool:bash":                         "tools_name",
 		"since:2025-05-01 until:2025-05-01": "entries_time",
-		"tool:bash since:2025-05-01":        "tools_name",
+		"tool:bash since:2025-05-01":        "entries_time",
 		"label:milestone":                   "INTEGER PRIMARY KEY",
 		"name:auth":                         "INTEGER PRIMARY KEY",
 		"manager tool:read role:user":       "SCAN tri VIRTUAL TABLE",
