@@ -106,14 +106,14 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	}
 	var all []cand
 	pass, err := x.pass(ctx, c, files, limit, func(cd cand) {
-		if len(all) <= MaxRanked {
+		if len(all) <= x.maxRanked {
 			all = append(all, cd)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(all) <= MaxRanked {
+	if len(all) <= x.maxRanked {
 		// Few enough to rank: the same rows again, with their rank.
 		rc, err := x.compile(ctx, q, scope, true)
 		if err != nil {

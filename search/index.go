@@ -46,6 +46,9 @@ type Options struct {
 	// CacheKiB bounds SQLite's page cache of the builder's connection
 	// (default 8 MiB); the two connections of queries have 2 MiB each.
 	CacheKiB int
+	// hashSize, when set, is how much of the pending terms FTS5 holds
+	// before writing them out (its default is 1 MiB), for tests.
+	hashSize int
 	// BatchBytes is how much text the builder indexes between commits
 	// (default 4 MiB): it bounds the builder's memory and how long a
 	// change waits behind a large session.
@@ -95,6 +98,8 @@ type Index struct {
 	// racyWindow is how long after a file's change its signature cannot
 	// tell a rewrite of the same size (racyWindow; tests shorten it).
 	racyWindow time.Duration
+	// maxRanked is MaxRanked (tests lower it).
+	maxRanked int
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
@@ -167,7 +172,7 @@ func Open(o Options) (*Index, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow}
+	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked}
 	// One mount at a time builds and reads an index.
 	lock, err := os.OpenFile(x.path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -262,6 +267,13 @@ func (x *Index) open() error {
 		}
 	case format.String != Format || store.String != x.o.Store:
 		return errNotOurs
+	}
+	if x.o.hashSize > 0 {
+		for _, t := range []string{"tri", "words"} {
+			if _, err := tx.Exec(fmt.Sprintf(`INSERT INTO %s(%s, rank) VALUES('hashsize', %d)`, t, t, x.o.hashSize)); err != nil {
+				return err
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return err
