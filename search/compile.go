@@ -1,0 +1,359 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// compiled is a query as one SQL statement giving (rowid, rank, time) of
+// every matching entry (scope, visibility and name: filters are applied
+// to its rows by file).
+type compiled struct {
+	sql    string
+	args   []any
+	empty  bool // nothing can match
+	ranked bool // the rows carry a rank
+}
+
+// Tables of the text index.
+const (
+	tableTri   = "tri"   // trigram: substrings
+	tableWords = "words" // unicode61: words, phrases, prefixes
+)
+
+// ftsTerm is a term as an FTS5 query of one of the tables.
+func ftsTerm(t Term) (table, expr string) {
+	switch t.Kind {
+	case Substring:
+		return tableTri, quoteFTS(t.Text)
+	case Prefix:
+		return tableWords, quoteFTS(strings.Join(t.Words, " ")) + " *"
+	default:
+		return tableWords, quoteFTS(strings.Join(t.Words, " "))
+	}
+}
+
+// quoteFTS makes s an FTS5 string: every character taken as itself, the
+// tokenizer making it a phrase.
+func quoteFTS(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// sqlBuilder gathers the conditions of a statement.
+type sqlBuilder struct {
+	conds []string
+	args  []any
+}
+
+func (b *sqlBuilder) add(cond string, args ...any) {
+	b.conds = append(b.conds, cond)
+	b.args = append(b.args, args...)
+}
+
+// compile makes the statement of a query: ranked, its rows carry FTS5's
+// rank (when the query has words to find), else the entries' time.
+func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool) (*compiled, error) {
+	c := &compiled{}
+	pos := map[string][]string{}
+	neg := map[string][]string{}
+	type mixed struct{ tri, words string }
+	var mix []mixed
+	for _, c := range q.Clauses {
+		by := map[string][]string{}
+		for _, t := range c.Any {
+			table, expr := ftsTerm(t)
+			by[table] = append(by[table], expr)
+		}
+		switch {
+		case c.Not:
+			for table, exprs := range by {
+				neg[table] = append(neg[table], exprs...)
+			}
+		case len(by) == 1:
+			for table, exprs := range by {
+				pos[table] = append(pos[table], "("+strings.Join(exprs, " OR ")+")")
+			}
+		default:
+			mix = append(mix, mixed{strings.Join(by[tableTri], " OR "), strings.Join(by[tableWords], " OR ")})
+		}
+	}
+
+	// The entries' own conditions, on the id expression id.
+	var ent sqlBuilder
+	var idConds []func(id string) (string, []any)
+	needEntries := false
+	for _, f := range q.Filters {
+		switch f.Key {
+		case KeyRole:
+			op := "IN"
+			if f.Not {
+				op = "NOT IN"
+			}
+			ent.add(fmt.Sprintf("entries.role %s (%s)", op, marks(len(f.Values))), anys(f.Values)...)
+			needEntries = true
+		case KeyModel:
+			models, err := x.models(ctx, f.Values)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case !f.Not && len(models) == 0:
+				return &compiled{empty: true}, nil
+			case !f.Not:
+				ent.add(fmt.Sprintf("entries.model IN (%s)", marks(len(models))), anys(models)...)
+			case len(models) > 0:
+				ent.add(fmt.Sprintf("(entries.model IS NULL OR entries.model NOT IN (%s))", marks(len(models))), anys(models)...)
+			}
+			needEntries = true
+		case KeyTool:
+			// Asked of each row the text index (or a time range) gives; a
+			// query of other filters alone takes the tool's entries from
+			// the index of names.
+			op, in := "EXISTS", "IN"
+			if f.Not {
+				op, in = "NOT EXISTS", "NOT IN"
+			}
+			vals := anys(f.Values)
+			timed := !math.IsNaN(q.Since) || !math.IsNaN(q.Until)
+			idConds = append(idConds, func(id string) (string, []any) {
+				if id == "entries.rowid" && !timed {
+					return fmt.Sprintf("%s %s (SELECT entry FROM tools WHERE name IN (%s))", id, in, marks(len(vals))), vals
+				}
+				return fmt.Sprintf("%s (SELECT 1 FROM tools WHERE tools.entry = %s AND tools.name IN (%s))", op, id, marks(len(vals))), vals
+			})
+		case KeyLabel:
+			ids, err := x.labelled(ctx, f.Values)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case !f.Not && len(ids) == 0:
+				return &compiled{empty: true}, nil
+			case len(ids) > 0:
+				op := "IN"
+				if f.Not {
+					op = "NOT IN"
+				}
+				vals := anys(ids)
+				idConds = append(idConds, func(id string) (string, []any) {
+					return fmt.Sprintf("%s %s (%s)", id, op, marks(len(vals))), vals
+				})
+			}
+		}
+	}
+	if !math.IsNaN(q.Since) {
+		ent.add("entries.time >= ?", int64(q.Since))
+		needEntries = true
+	}
+	if !math.IsNaN(q.Until) {
+		ent.add("entries.time < ?", int64(q.Until))
+		needEntries = true
+	}
+
+	var b sqlBuilder
+	var from, id, cols string
+	driver := ""
+	switch {
+	case len(pos[tableTri]) > 0:
+		driver = tableTri
+	case len(pos[tableWords]) > 0:
+		driver = tableWords
+	}
+	switch {
+	case driver != "":
+		match := strings.Join(pos[driver], " AND ")
+		if n := neg[driver]; len(n) > 0 {
+			match = "(" + match + ") NOT (" + strings.Join(n, " OR ") + ")"
+		}
+		id = driver + ".rowid"
+		from = driver
+		rank := "0"
+		if ranked {
+			rank = driver + ".rank"
+		}
+		cols = id + ", " + rank + ", NULL"
+		if needEntries || !ranked {
+			from += " CROSS JOIN entries ON entries.rowid = " + id
+			cols = id + ", " + rank + ", entries.time"
+		}
+		c.ranked = ranked
+		b.add(driver+" MATCH ?", match)
+	case len(mix) > 0:
+		m := mix[0]
+		mix = mix[1:]
+		from = "(SELECT rowid AS id FROM tri WHERE tri MATCH ? UNION SELECT rowid AS id FROM words WHERE words MATCH ?) AS m CROSS JOIN entries ON entries.rowid = m.id"
+		b.args = append(b.args, m.tri, m.words)
+		id = "m.id"
+		cols = "m.id, 0, entries.time"
+	default:
+		from = "entries"
+		id = "entries.rowid"
+		cols = "entries.rowid, 0, entries.time"
+		b.add("entries.role != ''")
+		if ranges := x.fileRanges(q, scope); ranges != nil {
+			var or []string
+			var args []any
+			for _, f := range ranges {
+				or = append(or, "entries.rowid BETWEEN ? AND ?")
+				args = append(args, rowid(f, 0), rowid(f, 1<<32-1))
+			}
+			if len(or) == 0 {
+				return &compiled{empty: true}, nil
+			}
+			b.add("("+strings.Join(or, " OR ")+")", args...)
+		}
+	}
+	for _, table := range []string{tableTri, tableWords} {
+		if table == driver {
+			continue
+		}
+		if p := pos[table]; len(p) > 0 {
+			b.add(fmt.Sprintf("%s IN (SELECT rowid FROM %s WHERE %s MATCH ?)", id, table, table), strings.Join(p, " AND "))
+		}
+		if n := neg[table]; len(n) > 0 {
+			b.add(fmt.Sprintf("%s NOT IN (SELECT rowid FROM %s WHERE %s MATCH ?)", id, table, table), strings.Join(n, " OR "))
+		}
+	}
+	for _, m := range mix {
+		b.add(fmt.Sprintf("%s IN (SELECT rowid FROM tri WHERE tri MATCH ? UNION SELECT rowid FROM words WHERE words MATCH ?)", id), m.tri, m.words)
+	}
+	b.conds = append(b.conds, ent.conds...)
+	b.args = append(b.args, ent.args...)
+	for _, c := range idConds {
+		cond, args := c(id)
+		b.add(cond, args...)
+	}
+	c.sql = "SELECT " + cols + " FROM " + from
+	if len(b.conds) > 0 {
+		c.sql += " WHERE " + strings.Join(b.conds, " AND ")
+	}
+	c.args = b.args
+	return c, nil
+}
+
+func anys[T any](v []T) []any {
+	out := make([]any, len(v))
+	for i := range v {
+		out[i] = v[i]
+	}
+	return out
+}
+
+// models are the models the index knows that hold one of values.
+func (x *Index) models(ctx context.Context, values []string) ([]string, error) {
+	rows, err := x.query(ctx, `SELECT model FROM models`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return nil, err
+		}
+		x.stats.rows.Add(1)
+		if anyIn(Fold(m), values) {
+			out = append(out, m)
+		}
+	}
+	return out, rows.Err()
+}
+
+// labelled are the entries whose label (the last label entry's for them,
+// as pi's getLabel gives it) holds one of values.
+func (x *Index) labelled(ctx context.Context, values []string) ([]int64, error) {
+	rows, err := x.query(ctx, `SELECT entry, target, label FROM labels ORDER BY entry`)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		file   int64
+		target string
+	}
+	current := map[key]string{}
+	for rows.Next() {
+		var e int64
+		var target, label string
+		if err := rows.Scan(&e, &target, &label); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		x.stats.rows.Add(1)
+		current[key{fileOf(e), target}] = label
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []int64
+	for k, label := range current {
+		if label == "" || !anyIn(Fold(label), values) {
+			continue
+		}
+		ids, err := x.entriesByID(ctx, k.file, k.target)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ids...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// entriesByID are the rows of a file's entries of an id.
+func (x *Index) entriesByID(ctx context.Context, file int64, eid string) ([]int64, error) {
+	rows, err := x.query(ctx, `SELECT rowid FROM entries WHERE rowid BETWEEN ? AND ? AND eid = ?`, rowid(file, 0), rowid(file, 1<<32-1), eid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		x.stats.rows.Add(1)
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// maxRanges bounds the files a query of filters alone is narrowed to in
+// SQL; past it, they are filtered as the rows come.
+const maxRanges = 200
+
+// fileRanges are the files a query of filters alone can match, when its
+// scope or name: filters narrow them to few (nil: any).
+func (x *Index) fileRanges(q *Query, scope Scope) []int64 {
+	named := false
+	for _, f := range q.Filters {
+		named = named || (f.Key == KeyName && !f.Not)
+	}
+	if scope.Project == "" && !named {
+		return nil
+	}
+	ff := x.filter(q, Scope{Project: scope.Project})
+	x.mu.Lock()
+	ids := make([]int64, 0, len(x.files))
+	for id := range x.files {
+		ids = append(ids, id)
+	}
+	x.mu.Unlock()
+	var out []int64
+	for _, id := range ids {
+		if ff.ok(id) {
+			out = append(out, id)
+			if len(out) > maxRanges {
+				return nil
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	if out == nil {
+		out = []int64{}
+	}
+	return out
+}

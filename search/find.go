@@ -1,0 +1,484 @@
+package search
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/sessions"
+)
+
+// Scope limits an answer: to one project's sessions (Project "" is the
+// whole store) and to the sessions whose file Visible lets through (nil:
+// all), as a caller under --allow-other may read only some.
+type Scope struct {
+	Project string
+	Visible func(path string) bool
+}
+
+// Hit is an entry that matches a query.
+type Hit struct {
+	// Project and Session name the session's folder under the mount
+	// (Session is the file's name without .jsonl); Path is the file.
+	Project, Session, Path string
+	Entry                  string  // the entry's id
+	Role                   string  // one of the Role constants
+	Time                   float64 // the entry's time, ms since the epoch (NaN: none)
+	// Excerpt is a line of the entry's text around the first match, as
+	// it was written, newlines made spaces.
+	Excerpt string
+	// Score is higher for a better hit: the text index's relevance
+	// (BM25) when the answer is ranked (Result.Ranked), else 0 (then
+	// newer entries come first).
+	Score float64
+}
+
+// SessionHits is a session with hits: its best (which gives the link's
+// time), and how many.
+type SessionHits struct {
+	Best Hit
+	Hits int
+}
+
+// Result is a query's answer.
+type Result struct {
+	// Hits are the matching entries, best first (at most the limit).
+	Hits []Hit
+	// Total counts the matching entries.
+	Total int
+	// Sessions are every session with a match, best first.
+	Sessions []SessionHits
+	// Complete tells that the index held the whole store when asked;
+	// else the answer is from what was indexed so far.
+	Complete bool
+	// Ranked tells that the hits are ranked by relevance; else they come
+	// newest first (a query of filters alone, or one matching more than
+	// MaxRanked entries).
+	Ranked bool
+}
+
+// DefaultLimit is how many hits Search gives when not told.
+const DefaultLimit = 1000
+
+// ExcerptWidth is about how long an excerpt is, in bytes.
+const ExcerptWidth = 160
+
+// SearchString parses and runs a query (see Parse and Search).
+func (x *Index) SearchString(ctx context.Context, q string, loc *time.Location, scope Scope, limit int) (*Result, error) {
+	pq, err := Parse(q, loc)
+	if err != nil {
+		return nil, err
+	}
+	return x.Search(ctx, pq, scope, limit)
+}
+
+// MaxRanked is how many matching entries a query ranks by relevance:
+// past it, ranking every match would cost more than it is worth, and the
+// hits come newest first.
+const MaxRanked = 20000
+
+// Search runs a query: every entry that matches, in scope, counted; the
+// limit best of them (DefaultLimit when limit <= 0) with their excerpts;
+// and every session with a match, with its best hit. Hits are ranked by
+// relevance (FTS5's BM25) when the query has words to find and matches
+// at most MaxRanked entries, else they come newest first. Its cost is in
+// the entries the text index (or, for a query of filters alone, the
+// filters' rows) gives, not in the store.
+func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*Result, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	res := &Result{Complete: x.complete()}
+	files := x.filter(q, scope)
+	// Every match, with its time, newest first.
+	c, err := x.compile(ctx, q, scope, false)
+	if err != nil {
+		return nil, err
+	}
+	if c.empty {
+		return res, nil
+	}
+	var all []cand
+	pass, err := x.pass(ctx, c, files, limit, func(cd cand) {
+		if len(all) <= x.maxRanked {
+			all = append(all, cd)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(all) <= x.maxRanked {
+		// Few enough to rank: the same rows again, with their rank.
+		rc, err := x.compile(ctx, q, scope, true)
+		if err != nil {
+			return nil, err
+		}
+		if rc.ranked {
+			times := make(map[int64]float64, len(all))
+			for _, cd := range all {
+				times[cd.id] = cd.time
+			}
+			ranked, err := x.pass(ctx, rc, files, limit, func(cand) {}, times)
+			if err != nil {
+				return nil, err
+			}
+			ranked.total = pass.total
+			pass = ranked
+			res.Ranked = true
+		}
+	}
+	res.Total = pass.total
+	hits := pass.sorted()
+	// What the hits and each session's best need from their entries.
+	want := map[int64]*entryInfo{}
+	for _, h := range hits {
+		want[h.id] = nil
+	}
+	for _, b := range pass.best {
+		want[b.id] = nil
+	}
+	if err := x.entryInfos(ctx, want); err != nil {
+		return nil, err
+	}
+	words := q.Highlights()
+	lines := &lineReader{}
+	defer lines.close()
+	for _, h := range hits {
+		hit, ok := files.hit(h, want[h.id])
+		if !ok {
+			continue
+		}
+		hit.Excerpt = lines.excerpt(files.rows[fileOf(h.id)], want[h.id], words)
+		res.Hits = append(res.Hits, hit)
+	}
+	for file, b := range pass.best {
+		hit, ok := files.hit(*b, want[b.id])
+		if !ok {
+			continue
+		}
+		res.Sessions = append(res.Sessions, SessionHits{Best: hit, Hits: pass.counts[file]})
+	}
+	sort.Slice(res.Sessions, func(i, j int) bool {
+		a, b := res.Sessions[i].Best, res.Sessions[j].Best
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if newer(a.Time, b.Time) != newer(b.Time, a.Time) {
+			return newer(a.Time, b.Time)
+		}
+		return a.Path < b.Path
+	})
+	return res, nil
+}
+
+// passResult is what a pass over a query's rows keeps: the count, the
+// best hits, each session's best and count.
+type passResult struct {
+	total  int
+	top    hitHeap
+	best   map[int64]*cand
+	counts map[int64]int
+}
+
+// sorted are the best hits, best first.
+func (p *passResult) sorted() []cand {
+	hits := make([]cand, p.top.Len())
+	for i := len(hits) - 1; i >= 0; i-- {
+		hits[i] = heap.Pop(&p.top).(cand)
+	}
+	return hits
+}
+
+// pass runs a compiled query and goes through its rows in scope, keeping
+// the limit best; each is also given to each. times, when given, are the
+// rows' times (a ranked statement's rows carry none).
+func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit int, each func(cand), times ...map[int64]float64) (*passResult, error) {
+	rows, err := x.query(ctx, c.sql, c.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	p := &passResult{best: map[int64]*cand{}, counts: map[int64]int{}}
+	for rows.Next() {
+		var cd cand
+		var t sql.NullInt64
+		if err := rows.Scan(&cd.id, &cd.score, &t); err != nil {
+			return nil, err
+		}
+		x.stats.rows.Add(1)
+		file := fileOf(cd.id)
+		if !files.ok(file) {
+			continue
+		}
+		cd.time = math.NaN()
+		switch {
+		case t.Valid:
+			cd.time = float64(t.Int64)
+		case len(times) > 0:
+			if tm, ok := times[0][cd.id]; ok {
+				cd.time = tm
+			}
+		}
+		// FTS5's rank is BM25 negated: lower is better.
+		cd.score = -cd.score
+		if cd.score == 0 {
+			cd.score = 0 // not -0
+		}
+		each(cd)
+		p.total++
+		p.counts[file]++
+		if b := p.best[file]; b == nil || cd.better(b) {
+			c := cd
+			p.best[file] = &c
+		}
+		if p.top.Len() < limit {
+			heap.Push(&p.top, cd)
+		} else if cd.better(&p.top[0]) {
+			p.top[0] = cd
+			heap.Fix(&p.top, 0)
+		}
+	}
+	return p, rows.Err()
+}
+
+// newer tells that time a is after b (a known time is after none).
+func newer(a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	return math.IsNaN(b) || a > b
+}
+
+// cand is a matching entry as the query's rows give it.
+type cand struct {
+	id    int64
+	score float64
+	time  float64
+}
+
+// better orders hits: higher score, then newer, then later in the file.
+func (c *cand) better(o *cand) bool {
+	if c.score != o.score {
+		return c.score > o.score
+	}
+	if newer(c.time, o.time) != newer(o.time, c.time) {
+		return newer(c.time, o.time)
+	}
+	return c.id > o.id
+}
+
+// hitHeap keeps the best hits, the worst of them on top.
+type hitHeap []cand
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return h[j].better(&h[i]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(v any)        { *h = append(*h, v.(cand)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
+
+// entryInfo is what a hit needs of its entry.
+type entryInfo struct {
+	eid, role string
+	time      float64
+	off       int64
+}
+
+// entryInfos fills in the entries of want, a few hundred a statement.
+func (x *Index) entryInfos(ctx context.Context, want map[int64]*entryInfo) error {
+	ids := make([]int64, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		args := make([]any, n)
+		for i := range n {
+			args[i] = ids[i]
+		}
+		rows, err := x.query(ctx, `SELECT rowid, eid, role, time, off FROM entries WHERE rowid IN (`+marks(n)+`)`, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var e entryInfo
+			var t sql.NullInt64
+			if err := rows.Scan(&id, &e.eid, &e.role, &t, &e.off); err != nil {
+				rows.Close()
+				return err
+			}
+			x.stats.rows.Add(1)
+			e.time = math.NaN()
+			if t.Valid {
+				e.time = float64(t.Int64)
+			}
+			want[id] = &e
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// marks is n question marks for a list of arguments.
+func marks(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// fileFilter tells which files an answer may hold: in scope, visible, and
+// of a name the query's name: filters take. It asks Visible once a file.
+type fileFilter struct {
+	x     *Index
+	scope Scope
+	names *Filter
+	nots  *Filter
+	rows  map[int64]*fileRow
+	okay  map[int64]bool
+}
+
+func (x *Index) filter(q *Query, scope Scope) *fileFilter {
+	f := &fileFilter{x: x, scope: scope, rows: map[int64]*fileRow{}, okay: map[int64]bool{}}
+	for i := range q.Filters {
+		if q.Filters[i].Key == KeyName {
+			if q.Filters[i].Not {
+				f.nots = &q.Filters[i]
+			} else {
+				f.names = &q.Filters[i]
+			}
+		}
+	}
+	return f
+}
+
+func (f *fileFilter) ok(id int64) bool {
+	if ok, seen := f.okay[id]; seen {
+		return ok
+	}
+	r := f.x.file(id)
+	ok := r != nil && (f.scope.Project == "" || r.project == f.scope.Project) &&
+		(f.names == nil || anyIn(Fold(r.title), f.names.Values)) &&
+		(f.nots == nil || !anyIn(Fold(r.title), f.nots.Values)) &&
+		(f.scope.Visible == nil || f.scope.Visible(r.path))
+	f.okay[id] = ok
+	if ok {
+		f.rows[id] = r
+	}
+	return ok
+}
+
+// anyIn tells whether one of values is in s.
+func anyIn(s string, values []string) bool {
+	for _, v := range values {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fileFilter) hit(c cand, e *entryInfo) (Hit, bool) {
+	r := f.rows[fileOf(c.id)]
+	if r == nil || e == nil {
+		return Hit{}, false // removed since
+	}
+	return Hit{Project: r.project, Session: r.name, Path: r.path, Entry: e.eid, Role: e.role, Time: e.time, Score: c.score}, true
+}
+
+// lineReader reads the lines of hits from their session files, keeping
+// one file open at a time.
+type lineReader struct {
+	path string
+	f    *os.File
+}
+
+func (l *lineReader) close() {
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+// excerpt reads an entry's line and makes its excerpt; "" when the line
+// is not that entry's any more (the file changed since it was indexed).
+func (l *lineReader) excerpt(r *fileRow, e *entryInfo, words []string) string {
+	if r == nil || e == nil {
+		return ""
+	}
+	if l.path != r.path {
+		l.close()
+		f, err := sessions.OpenRegular(r.path)
+		if err != nil {
+			return ""
+		}
+		l.f, l.path = f, r.path
+	}
+	if l.f == nil {
+		return ""
+	}
+	line := readLine(l.f, e.off)
+	if line == nil {
+		return ""
+	}
+	if r.off >= 0 {
+		// A migrated file's ids are not in its lines; a current one's
+		// must be this entry's.
+		if id, _ := jsjson.Str(line, "id"); id != e.eid {
+			return ""
+		}
+	}
+	d := Extract(line)
+	return Excerpt(d.Text, words, ExcerptWidth)
+}
+
+// maxLine bounds a line read for an excerpt (as pi bounds what it reads).
+const maxLine = sessions.MaxLine
+
+// readLine reads the line at off, without its newline; nil when it is not
+// valid JSON.
+func readLine(f *os.File, off int64) []byte {
+	buf := make([]byte, 0, 4<<10)
+	for {
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], off+int64(len(buf)))
+		chunk := buf[len(buf) : len(buf)+n]
+		if i := indexNL(chunk); i >= 0 {
+			buf = buf[:len(buf)+i]
+			break
+		}
+		buf = buf[:len(buf)+n]
+		if err != nil || int64(len(buf)) >= maxLine {
+			break
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
+		}
+	}
+	v, err := jsjson.Parse(buf)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+func indexNL(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
