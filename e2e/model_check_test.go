@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -167,14 +168,16 @@ func readDirNames(dir string) ([]string, error) {
 func pathIDs(names []string) []string {
 	var ids []string
 	for _, n := range names {
-		if n == "context.json" || n == "transcript.md" || n == "transcript.html" || n == "session.jsonl" || n == "images" {
-			continue
+		if m := entryFileName.FindStringSubmatch(n); m != nil {
+			ids = append(ids, m[1])
 		}
-		parts := strings.SplitN(strings.TrimSuffix(n, ".json"), "-", 3)
-		ids = append(ids, parts[len(parts)-1])
 	}
 	return ids
 }
+
+// entryFileName matches a path's entry file, NNNN-<kind>-<id>.json, and
+// captures the id; the other names of a branch folder are its views.
+var entryFileName = regexp.MustCompile(`^[0-9]{4,}-[^-]+-(.+)\.json$`)
 
 // compareViews compares every view of the session folder dir with pi's view
 // of file (whose bytes were data when pi read them); with deep, every

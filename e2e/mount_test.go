@@ -152,7 +152,7 @@ func TestBranchesAndTree(t *testing.T) {
 		t.Errorf("branches = %q", got)
 	}
 	// Any entry resolves, though only tips are listed.
-	if got := lines(run(t, s, "ls", "branches/a2")); !reflect.DeepEqual(got, []string{"0001-model_change-m0.json", "0002-user-a1.json", "0003-assistant-a2.json", "context.json", "images", "session.jsonl", "transcript.html", "transcript.md"}) {
+	if got := lines(run(t, s, "ls", "branches/a2")); !reflect.DeepEqual(got, []string{"0001-model_change-m0.json", "0002-user-a1.json", "0003-assistant-a2.json", "changes", "changes.patch", "context.json", "files.json", "files.txt", "images", "reply.md", "session.jsonl", "transcript.html", "transcript.md"}) {
 		t.Errorf("branches/a2 = %q", got)
 	}
 	out, code := runStatus(t, s, "diff", "-r", "branches/a3", "branches/s1")

@@ -84,15 +84,11 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 			t.Errorf("branches/%s/context.json differs from pi's context there", id)
 		}
 		files, _ := os.ReadDir(bdir)
-		var path []string
+		var listedNames []string
 		for _, f := range files {
-			if f.Name() == "context.json" || f.Name() == "transcript.md" || f.Name() == "transcript.html" || f.Name() == "session.jsonl" || f.Name() == "images" {
-				continue
-			}
-			// NNNN-<kind>-<id>.json
-			parts := strings.SplitN(strings.TrimSuffix(f.Name(), ".json"), "-", 3)
-			path = append(path, parts[len(parts)-1])
+			listedNames = append(listedNames, f.Name())
 		}
+		path := pathIDs(listedNames)
 		var want []string
 		for _, p := range pi.Paths[id] {
 			want = append(want, p.(string))

@@ -364,8 +364,9 @@ func TestBadCache(t *testing.T) {
 		{"cut short", "discarded: truncated", func(t *testing.T) string {
 			dir := t.TempDir()
 			path := fill(t, dir)
-			fi, _ := os.Stat(path)
-			os.Truncate(path, fi.Size()/2)
+			// Its two meta pages stay whole; the pages of records
+			// after them are cut off.
+			os.Truncate(path, 3*4096)
 			return dir
 		}},
 		{"not a cache", "discarded: not a cache file", func(t *testing.T) string {
