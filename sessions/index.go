@@ -948,12 +948,17 @@ func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record
 		if old.nameDone.Load() && old.nameErr == nil {
 			f.nameFrom = old.nameScan
 		}
+		f.whole = true // a version no mount has seen: the cache has nothing of it
 		f.keepHeader(nil)
 		return f
 	}
 	if old == nil && x.fromCache(path, f, kept) {
 		x.counts.kept.Add(1)
 		return f
+	}
+	if kept != nil {
+		// The folder's records were read and none is of this version.
+		f.whole = true
 	}
 	x.counts.headers.Add(1)
 	fd, fi, err := openRegular(path, os.O_RDONLY)
