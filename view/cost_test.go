@@ -80,7 +80,7 @@ func mustDecode(t testing.TB, name string) string {
 func TestBranchLookupCost(t *testing.T) {
 	const entries = 5000
 	v, proj := costStore(t, 0, entries)
-	s := sessionRef{v, proj, "big"}
+	s := newSessionRef(v, proj, "big")
 	var leaf string
 	steps := func() int64 { return statsOf(t, v).Cache.ParentSteps }
 	s.with(func(ss *session) error {
@@ -137,7 +137,7 @@ func TestBranchLookupCost(t *testing.T) {
 // an append read only the session that changed.
 func TestUsageReportCost(t *testing.T) {
 	v, proj := costStore(t, 300, 200)
-	if err := (sessionRef{v, proj, "s00007"}).with(func(*session) error { return nil }); err != nil {
+	if err := (newSessionRef(v, proj, "s00007")).with(func(*session) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if held := v.usage.held.Load(); held != 0 {
@@ -193,7 +193,7 @@ func TestUsageReportCost(t *testing.T) {
 func TestEntryStatsKept(t *testing.T) {
 	const entries = 3000
 	v, proj := costStore(t, 0, entries)
-	s := sessionRef{v, proj, "big"}
+	s := newSessionRef(v, proj, "big")
 	var leaf string
 	s.with(func(ss *session) error { leaf = ss.Tree.LeafID(); return nil })
 	var stat func(f Folder)
