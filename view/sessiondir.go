@@ -100,7 +100,7 @@ func (d *sessionDir) lookup(name string) (Child, error) {
 			continue
 		}
 		var f *sessions.File
-		if name == currentName || name == parentName {
+		if name == currentName || name == parentName || name == sessionFileName {
 			var err error
 			if f, err = d.s.meta(); err != nil {
 				return Child{}, err
@@ -112,12 +112,17 @@ func (d *sessionDir) lookup(name string) (Child, error) {
 }
 
 // child is the folder's i-th file of sessionFiles; f is the session's
-// version, needed for current and parent.
+// version, needed for session.jsonl, current and parent.
 func (d *sessionDir) child(i int, f *sessions.File) (Child, error) {
 	s := d.s
 	e := sessionFiles[i]
 	ino := s.inoBase().With(e.name)
 	switch e.name {
+	case sessionFileName:
+		// The file itself: another file put in its place is another
+		// node to the kernel, which may read the file it was opened on
+		// itself (see nodes' passthrough).
+		ino = ino.WithInt(int64(f.Sig.Dev)).WithInt(int64(f.Sig.Ino))
 	case currentName:
 		leaf, err := s.leafOf(f)
 		if err != nil {
