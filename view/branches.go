@@ -69,20 +69,45 @@ func (d *branchDir) mtime() (time.Time, error) {
 	return mt, err
 }
 
+// list lists the path's files in the order of their names (see
+// pathOrder), then the folder's views, whose names, all letters, come
+// after: a listing of 60,000 names that needs no sorting.
 func (d *branchDir) list() ([]Child, error) {
-	out := []Child{d.context(), d.transcript(), d.html(), d.export(), d.images()}
+	var out []Child
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.s.v, ss, d.id)
 		if len(path) == 0 {
 			return ErrNotFound
 		}
 		stats := entryStatsOf(d.s.v, ss)
-		for i, e := range path {
-			out = append(out, d.entry(i+1, e, stats))
-		}
+		out = make([]Child, 0, len(path)+5)
+		pathOrder(len(path), func(pos int) {
+			out = append(out, d.entry(pos, path[pos-1], stats))
+		})
 		return nil
 	})
-	return out, err
+	return append(out, d.context(), d.images(), d.export(), d.html(), d.transcript()), err
+}
+
+// pathOrder calls fn with the positions 1 to n in the order their file
+// names sort in (see pathFileName): those below 1000, padded to four
+// digits, in order; then each of four digits, each followed by the longer
+// numbers it begins ("1000-" sorts before "10000-", which sorts before
+// "1001-").
+func pathOrder(n int, fn func(pos int)) {
+	for p := 1; p <= min(n, 999); p++ {
+		fn(p)
+	}
+	var from func(p int)
+	from = func(p int) {
+		fn(p)
+		for q := p * 10; q <= min(n, p*10+9); q++ {
+			from(q)
+		}
+	}
+	for p := 1000; p <= min(n, 9999); p++ {
+		from(p)
+	}
 }
 
 func (d *branchDir) lookup(name string) (Child, error) {
