@@ -62,6 +62,11 @@ type Cache struct {
 	lru    *list.List // of *Session, most recent first
 	parsed map[string]*list.Element
 	used   int64 // bytes held by the sessions in lru
+	// walking is the session a request asked for last (With), which
+	// trim keeps: a walk (grep -r) reads one session's views one after
+	// the other, and what is made ahead of it, or for another request,
+	// must not make it parse the session again for each.
+	walking *Session
 
 	opened atomic.Int64 // sessions parsed
 	uses   atomic.Int64 // calls that took a parsed session
@@ -190,8 +195,14 @@ func parseCost(size int64) int64 { return 2 * size }
 // With runs fn with the session of version f of a file (in project, as
 // name), parsed and brought up to date with f, locked.
 func (c *Cache) With(project, name string, f *sessions.File, fn func(s *Session) error) error {
+	return c.with(project, name, f, true, fn)
+}
+
+// with is With; asked tells that a request asks for the session (not work
+// done ahead of one), which makes it the session trim keeps (walking).
+func (c *Cache) with(project, name string, f *sessions.File, asked bool, fn func(s *Session) error) error {
 	c.uses.Add(1)
-	s := c.slot(project, name, f)
+	s := c.slot(project, name, f, asked)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := c.Refresh(s, f); err != nil {
@@ -202,16 +213,22 @@ func (c *Cache) With(project, name string, f *sessions.File, fn func(s *Session)
 }
 
 // slot returns the session's place in the cache, made (empty) if it has
-// none, as the most recently used.
-func (c *Cache) slot(project, name string, f *sessions.File) *Session {
+// none, as the most recently used, and, when a request asks for it, the
+// one it walks.
+func (c *Cache) slot(project, name string, f *sessions.File, asked bool) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var s *Session
 	if el := c.parsed[f.Path]; el != nil {
 		c.lru.MoveToFront(el)
-		return el.Value.(*Session)
+		s = el.Value.(*Session)
+	} else {
+		s = &Session{Project: project, Name: name, Path: f.Path}
+		c.parsed[f.Path] = c.lru.PushFront(s)
 	}
-	s := &Session{Project: project, Name: name, Path: f.Path}
-	c.parsed[f.Path] = c.lru.PushFront(s)
+	if asked {
+		c.walking = s
+	}
 	return s
 }
 
@@ -318,13 +335,11 @@ func (c *Cache) account(s *Session, cost int64) {
 	c.trim(s)
 }
 
-// trim drops the least recently used sessions, but keep (and the most
-// recent), while the cache holds more than its budget: the sessions, what
-// is held outside the cache (Options.Others), the context plans, the
-// nodes the kernel holds and what the index holds of every session file
-// (which it keeps whatever is parsed). c.mu is held.
+// trim drops the least recently used sessions, but keep, the one a
+// request asked for last (walking) and the most recent, while the cache
+// holds more than its budget (see sessionBudget). c.mu is held.
 func (c *Cache) trim(keep *Session) {
-	budget := c.budget - c.o.Others() - c.plans.held.Load() - c.nodes.Load()*nodeBytes - c.x.Len()*IndexFileBytes
+	budget := c.sessionBudget()
 	now := time.Now()
 	for el := c.lru.Back(); c.used > budget && el != nil && el != c.lru.Front(); {
 		old := el.Value.(*Session)
@@ -332,8 +347,8 @@ func (c *Cache) trim(keep *Session) {
 			break
 		}
 		prev := el.Prev()
-		if !c.evictable(old, now) {
-			el = prev // made ahead of a walk, not read yet
+		if old == c.walking || !c.evictable(old, now) {
+			el = prev // being walked, or made ahead of a walk and not read yet
 			continue
 		}
 		c.lru.Remove(el)
@@ -346,6 +361,14 @@ func (c *Cache) trim(keep *Session) {
 		}
 		el = prev
 	}
+}
+
+// sessionBudget is what the parsed sessions may hold: the cache's budget
+// but what is held outside the cache (Options.Others, the usage reports'
+// records), the context plans, the nodes the kernel holds and what the
+// index holds of every session file (which it keeps whatever is parsed).
+func (c *Cache) sessionBudget() int64 {
+	return c.budget - c.o.Others() - c.plans.held.Load() - c.nodes.Load()*nodeBytes - c.x.Len()*IndexFileBytes
 }
 
 // Rendered returns a rendering or table of s's version, making it once.
