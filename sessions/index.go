@@ -926,23 +926,40 @@ func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record
 			return old
 		}
 	}
-	fi, err := os.Stat(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &File{Path: path, Err: err} // there, but not to be read
+	// A file new to the index, with no persistent cache to take it from,
+	// is opened straight away: its descriptor's stat is the version read.
+	var fd *fdFile
+	var st *syscall.Stat_t
+	if old == nil && x.cache == nil {
+		var err error
+		fd, st, err = openFd(path)
+		switch {
+		case err == nil:
+			defer fd.Close()
+		case errors.Is(err, ErrNotSession) || errors.Is(err, fs.ErrNotExist):
+			return nil
+		default:
+			fd = nil // stat it, as below, to tell what it is and why it cannot be read
+		}
 	}
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
+	if fd == nil {
+		st = new(syscall.Stat_t)
+		err := ignoringEINTR(func() error { return syscall.Stat(path, st) })
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &File{Path: path, Err: &os.PathError{Op: "stat", Path: path, Err: err}} // there, but not to be read
+		}
+		if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return nil
+		}
 	}
-	sig := SigOf(fi)
+	sig := sigOfStat(st)
 	same := old != nil && old.Sig == sig
 	if same && (!old.racy || !x.relook) {
 		return old
 	}
-	f := &File{Path: path, Sig: sig, Mode: fi.Mode(), racy: racy(sig), slot: slotOf(path)}
+	f := &File{Path: path, Sig: sig, Mode: fileMode(st), racy: racy(sig), slot: slotOf(path)}
 	f.cache, f.reads = x.cache, &x.counts.reads
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		f.Uid, f.Gid = st.Uid, st.Gid
-	}
+	f.Uid, f.Gid = st.Uid, st.Gid
 	if old != nil && old.Header != nil && sig.Grew(old.Sig) && !same {
 		f.Header = old.Header // appends never change the header
 		if old.nameDone.Load() && old.nameErr == nil {
@@ -961,16 +978,18 @@ func (x *Index) loadKept(path string, old *File, kept map[string]*persist.Record
 		f.whole = true
 	}
 	x.counts.headers.Add(1)
-	fd, fi, err := openRegular(path, os.O_RDONLY)
-	if err != nil {
-		if !errors.Is(err, ErrNotSession) && !errors.Is(err, fs.ErrNotExist) {
-			f.Err = err
+	if fd == nil {
+		var err error
+		if fd, st, err = openFd(path); err != nil {
+			if !errors.Is(err, ErrNotSession) && !errors.Is(err, fs.ErrNotExist) {
+				f.Err = err
+			}
+			return f
 		}
-		return f
+		defer fd.Close()
+		f.Sig = sigOfStat(st)
+		f.racy = f.racy || racy(f.Sig)
 	}
-	defer fd.Close()
-	f.Sig = SigOf(fi)
-	f.racy = f.racy || racy(f.Sig)
 	h, err := readHeader(fd)
 	switch {
 	case err == nil:
