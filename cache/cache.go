@@ -69,7 +69,9 @@ type Cache struct {
 	walking *Session
 
 	opened atomic.Int64 // sessions parsed
-	uses   atomic.Int64 // calls that took a parsed session
+	// entrySizes counts the entry files' sizes counted (see EntryStats).
+	entrySizes atomic.Int64
+	uses       atomic.Int64 // calls that took a parsed session
 	// parentSteps counts the parent links the sessions' trees followed.
 	parentSteps atomic.Int64
 
@@ -138,6 +140,8 @@ type Stats struct {
 	// (paths to the root, ancestors, /tree's active path): what a lookup
 	// costs in a deep tree, counted (see tree.Tree.CountSteps).
 	ParentSteps int64
+	// EntrySizes is the entry files' sizes counted (see EntryStats).
+	EntrySizes int64
 }
 
 // Stats returns the cache's counts.
@@ -153,6 +157,7 @@ func (c *Cache) Stats() Stats {
 		AheadGaveUp: c.ahead.gaveUp.Load(),
 		AheadBusy:   c.ahead.busyNow(),
 		ParentSteps: c.parentSteps.Load(),
+		EntrySizes:  c.entrySizes.Load(),
 	}
 }
 
@@ -172,6 +177,9 @@ type Session struct {
 	evicted bool
 	// steps are the last versions it was brought to (see Grown).
 	steps steps
+	// grownStats are the entry stats of the version before, when the
+	// file only grew since: the next EntryStatsOf takes them up.
+	grownStats []entryStat
 	// ahead are the renderings made ahead of a walk and not read yet,
 	// aheadN how many, and pin what it holds of the share of the budget
 	// they may take (see room); ahead and pin are the cache's (c.mu).
@@ -281,6 +289,7 @@ func (c *Cache) Refresh(s *Session, f *sessions.File) error {
 		}
 		switch {
 		case reset || len(s.Log.Entries) < n:
+			s.grownStats = nil
 			s.Tree = tree.New(s.Log)
 			s.Tree.CountSteps(&c.parentSteps)
 		case s.Log.Size() == size:
@@ -301,6 +310,11 @@ func (c *Cache) Refresh(s *Session, f *sessions.File) error {
 			return nil
 		default:
 			s.Tree.Add(s.Log.Entries[n:]...)
+			// The entries read before are the same: what stat counted of
+			// them holds.
+			if t, ok := s.renders[entryStatsKey].(EntryStats); ok {
+				s.grownStats = t.stats
+			}
 		}
 	}
 	s.File = f

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"github.com/pifs/pifs/cache"
 	"syscall"
 	"time"
 
@@ -70,8 +71,8 @@ func (d *branchDir) mtime() (time.Time, error) {
 }
 
 // list lists the path's files in the order of their names (see
-// pathOrder), then the folder's views, whose names, all letters, come
-// after: a listing of 60,000 names that needs no sorting.
+// names.PathOrder), then the folder's views, whose names, all letters,
+// come after: a listing of 60,000 names that needs no sorting.
 func (d *branchDir) list() ([]Child, error) {
 	var out []Child
 	err := d.s.with(func(ss *session) error {
@@ -79,35 +80,14 @@ func (d *branchDir) list() ([]Child, error) {
 		if len(path) == 0 {
 			return ErrNotFound
 		}
-		stats := entryStatsOf(d.s.v, ss)
+		stats := cache.EntryStatsOf(d.s.v.cache, ss)
 		out = make([]Child, 0, len(path)+5)
-		pathOrder(len(path), func(pos int) {
+		names.PathOrder(len(path), func(pos int) {
 			out = append(out, d.entry(pos, path[pos-1], stats))
 		})
 		return nil
 	})
 	return append(out, d.context(), d.images(), d.export(), d.html(), d.transcript()), err
-}
-
-// pathOrder calls fn with the positions 1 to n in the order their file
-// names sort in (see pathFileName): those below 1000, padded to four
-// digits, in order; then each of four digits, each followed by the longer
-// numbers it begins ("1000-" sorts before "10000-", which sorts before
-// "1001-").
-func pathOrder(n int, fn func(pos int)) {
-	for p := 1; p <= min(n, 999); p++ {
-		fn(p)
-	}
-	var from func(p int)
-	from = func(p int) {
-		fn(p)
-		for q := p * 10; q <= min(n, p*10+9); q++ {
-			from(q)
-		}
-	}
-	for p := 1000; p <= min(n, 9999); p++ {
-		from(p)
-	}
 }
 
 func (d *branchDir) lookup(name string) (Child, error) {
@@ -123,7 +103,7 @@ func (d *branchDir) lookup(name string) (Child, error) {
 	case imagesName:
 		return d.images(), nil
 	}
-	pos, ok := namePos(name)
+	pos, ok := names.PathPos(name)
 	if !ok {
 		return Child{}, ErrNotFound
 	}
@@ -133,7 +113,7 @@ func (d *branchDir) lookup(name string) (Child, error) {
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
 			return ErrNotFound
 		}
-		c = d.entry(pos, path[pos-1], entryStatsOf(d.s.v, ss))
+		c = d.entry(pos, path[pos-1], cache.EntryStatsOf(d.s.v.cache, ss))
 		return nil
 	})
 	return c, err
@@ -164,7 +144,7 @@ func (d *branchDir) export() Child {
 	return Child{sessionFileName, syscall.S_IFREG, d.ino.With(sessionFileName).Ino(), func() Node { return newExportFile(s, id) }}
 }
 
-func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
+func (d *branchDir) entry(pos int, e *sessions.Entry, stats cache.EntryStats) Child {
 	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
 func (d *branchDir) entryFiles() {}

@@ -1,20 +1,17 @@
-package view
+package names
 
 import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/pifs/pifs/sessions"
 )
 
-// TestPathOrder: pathOrder gives every position once, in the order of
-// the names the branch folder gives them.
+// TestPathOrder: PathOrder gives every position once, in the order of
+// their PathNames.
 func TestPathOrder(t *testing.T) {
-	e := &sessions.Entry{ID: "id", Type: "message"}
 	for _, n := range []int{0, 1, 9, 999, 1000, 1001, 9999, 10000, 10001, 12345, 100000, 100010} {
 		var got []string
-		pathOrder(n, func(pos int) { got = append(got, pathFileName(pos, e)) })
+		PathOrder(n, func(pos int) { got = append(got, PathName(pos, "message", "id", ".json")) })
 		if len(got) != n {
 			t.Fatalf("n %d: %d positions", n, len(got))
 		}
@@ -27,6 +24,9 @@ func TestPathOrder(t *testing.T) {
 				t.Fatalf("n %d: %s twice", n, s)
 			}
 			seen[s] = true
+			if pos, ok := PathPos(s); !ok || PathName(pos, "message", "id", ".json") != s {
+				t.Fatalf("n %d: %s reads as position %d", n, s, pos)
+			}
 		}
 		if n > 0 && !strings.HasPrefix(got[0], "0001-") {
 			t.Fatalf("n %d: first %s", n, got[0])
