@@ -81,7 +81,7 @@ func (w Work) fromPlan(c *Cache, project, name string, f *sessions.File) bool {
 	if !w.Planned || w.Make == nil {
 		return false
 	}
-	_, ok := c.FromPlan(project, name, f, w.Key)
+	_, ok := c.fromPlan(project, name, f, w.Key, false)
 	return ok
 }
 
@@ -341,7 +341,7 @@ func (c *Cache) ReadForWalk(files []*sessions.File, took func(*Session)) (rest [
 	var mu sync.Mutex
 	par.Each(len(parse), func(i int) {
 		f := parse[i]
-		err := c.withCurrent(f.Project, f.Name, func(s *Session) error {
+		err := c.withCurrent(f.Project, f.Name, false, func(s *Session) error {
 			for _, v := range views {
 				v.do(c, s)
 			}
@@ -440,7 +440,7 @@ func (a *ahead) make(j aheadJob) {
 	a.ran.Add(1)
 	// A session that cannot be read now is left to the walk, which says
 	// why when it gets there.
-	_ = c.With(j.project, j.name, f, func(ss *Session) error {
+	_ = c.with(j.project, j.name, f, false, func(ss *Session) error {
 		// The session is pinned while it is made, and each rendering as
 		// it is made: neither the walk's nor the session's own bound on
 		// its renderings drops them (see Rendered).
@@ -450,8 +450,13 @@ func (a *ahead) make(j aheadJob) {
 		defer c.pinned(ss, nil)
 		for _, w := range todo {
 			_, had := ss.renders[w.Key]
+			if had && w.Make != nil {
+				// Made already: taking it again would count as the
+				// walk's read of it, and unpin the session.
+				continue
+			}
 			w.do(c, ss)
-			if w.Make != nil && !had {
+			if w.Make != nil {
 				c.pinned(ss, []string{w.Key})
 			}
 		}
@@ -460,11 +465,11 @@ func (a *ahead) make(j aheadJob) {
 	c.giveBack(taken)
 }
 
-// withCurrent is With for the index's current version of a session file.
-func (c *Cache) withCurrent(project, name string, fn func(s *Session) error) error {
+// withCurrent is with for the index's current version of a session file.
+func (c *Cache) withCurrent(project, name string, asked bool, fn func(s *Session) error) error {
 	f, err := c.x.Lookup(project, name)
 	if err != nil {
 		return err
 	}
-	return c.With(project, name, f, fn)
+	return c.with(project, name, f, asked, fn)
 }

@@ -51,11 +51,14 @@ type pin struct {
 
 // room tells whether a session of this cost may be made ahead now, and
 // takes the cost from the share if so, while it is made; the caller gives
-// it back (giveBack) once what it made is pinned.
+// it back (giveBack) once what it made is pinned. The share is of what
+// the sessions may hold now (sessionBudget): the usage reports' records
+// and the nodes the kernel holds may leave a small cache no room at all,
+// and then a walk is left to itself.
 func (c *Cache) room(cost int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.aheadHeld+cost > aheadShare(c.budget) {
+	if c.aheadHeld+cost > aheadShare(c.sessionBudget()) {
 		return false
 	}
 	c.aheadHeld += cost

@@ -52,3 +52,45 @@ func TestIndexCountedInBudget(t *testing.T) {
 		t.Error("no session held")
 	}
 }
+
+// TestWalkedSessionKept: the session a request asked for last stays
+// parsed while sessions made for others (ahead of a walk) fill the cache
+// past its budget: a walk reads one session's views one after the other,
+// and must not parse it again for each.
+func TestWalkedSessionKept(t *testing.T) {
+	dir := t.TempDir()
+	files, err := gen.Store(dir, gen.StoreSpec{Sessions: 8, Projects: 1, Seed: 1, MinEntries: 200, AvgBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := sessions.NewIndex(dir)
+	st := New(x, Options{Budget: 4 << 20 / 3}) // a cache of 1 MiB: two sessions parsed
+	with := func(i int, asked bool) *sessions.File {
+		t.Helper()
+		f := files[i]
+		name := strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
+		m, err := x.Lookup(f.Project, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.with(f.Project, name, m, asked, func(*Session) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	walked := with(0, true)
+	for i := 1; i < len(files); i++ {
+		with(i, false) // made ahead, each the most recent
+	}
+	if held := st.lru.Len(); held >= len(files) {
+		t.Fatalf("all %d sessions held: the cache is too large to tell", held)
+	}
+	if s := st.Cached(walked.Path); s == nil || s.Log == nil {
+		t.Error("the session asked for was dropped for sessions made ahead")
+	}
+	before := st.Stats().Parsed
+	with(0, true)
+	if n := st.Stats().Parsed - before; n != 0 {
+		t.Errorf("asked for again, the session was parsed %d more times", n)
+	}
+}

@@ -62,9 +62,16 @@ type Cache struct {
 	lru    *list.List // of *Session, most recent first
 	parsed map[string]*list.Element
 	used   int64 // bytes held by the sessions in lru
+	// walking is the session a request asked for last (With), which
+	// trim keeps: a walk (grep -r) reads one session's views one after
+	// the other, and what is made ahead of it, or for another request,
+	// must not make it parse the session again for each.
+	walking *Session
 
 	opened atomic.Int64 // sessions parsed
-	uses   atomic.Int64 // calls that took a parsed session
+	// entrySizes counts the entry files' sizes counted (see EntryStats).
+	entrySizes atomic.Int64
+	uses       atomic.Int64 // calls that took a parsed session
 	// parentSteps counts the parent links the sessions' trees followed.
 	parentSteps atomic.Int64
 
@@ -133,6 +140,8 @@ type Stats struct {
 	// (paths to the root, ancestors, /tree's active path): what a lookup
 	// costs in a deep tree, counted (see tree.Tree.CountSteps).
 	ParentSteps int64
+	// EntrySizes is the entry files' sizes counted (see EntryStats).
+	EntrySizes int64
 }
 
 // Stats returns the cache's counts.
@@ -148,6 +157,7 @@ func (c *Cache) Stats() Stats {
 		AheadGaveUp: c.ahead.gaveUp.Load(),
 		AheadBusy:   c.ahead.busyNow(),
 		ParentSteps: c.parentSteps.Load(),
+		EntrySizes:  c.entrySizes.Load(),
 	}
 }
 
@@ -167,6 +177,9 @@ type Session struct {
 	evicted bool
 	// steps are the last versions it was brought to (see Grown).
 	steps steps
+	// grownStats are the entry stats of the version before, when the
+	// file only grew since: the next EntryStatsOf takes them up.
+	grownStats []entryStat
 	// ahead are the renderings made ahead of a walk and not read yet,
 	// aheadN how many, and pin what it holds of the share of the budget
 	// they may take (see room); ahead and pin are the cache's (c.mu).
@@ -190,8 +203,14 @@ func parseCost(size int64) int64 { return 2 * size }
 // With runs fn with the session of version f of a file (in project, as
 // name), parsed and brought up to date with f, locked.
 func (c *Cache) With(project, name string, f *sessions.File, fn func(s *Session) error) error {
+	return c.with(project, name, f, true, fn)
+}
+
+// with is With; asked tells that a request asks for the session (not work
+// done ahead of one), which makes it the session trim keeps (walking).
+func (c *Cache) with(project, name string, f *sessions.File, asked bool, fn func(s *Session) error) error {
 	c.uses.Add(1)
-	s := c.slot(project, name, f)
+	s := c.slot(project, name, f, asked)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := c.Refresh(s, f); err != nil {
@@ -202,16 +221,22 @@ func (c *Cache) With(project, name string, f *sessions.File, fn func(s *Session)
 }
 
 // slot returns the session's place in the cache, made (empty) if it has
-// none, as the most recently used.
-func (c *Cache) slot(project, name string, f *sessions.File) *Session {
+// none, as the most recently used, and, when a request asks for it, the
+// one it walks.
+func (c *Cache) slot(project, name string, f *sessions.File, asked bool) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var s *Session
 	if el := c.parsed[f.Path]; el != nil {
 		c.lru.MoveToFront(el)
-		return el.Value.(*Session)
+		s = el.Value.(*Session)
+	} else {
+		s = &Session{Project: project, Name: name, Path: f.Path}
+		c.parsed[f.Path] = c.lru.PushFront(s)
 	}
-	s := &Session{Project: project, Name: name, Path: f.Path}
-	c.parsed[f.Path] = c.lru.PushFront(s)
+	if asked {
+		c.walking = s
+	}
 	return s
 }
 
@@ -264,6 +289,7 @@ func (c *Cache) Refresh(s *Session, f *sessions.File) error {
 		}
 		switch {
 		case reset || len(s.Log.Entries) < n:
+			s.grownStats = nil
 			s.Tree = tree.New(s.Log)
 			s.Tree.CountSteps(&c.parentSteps)
 		case s.Log.Size() == size:
@@ -284,6 +310,11 @@ func (c *Cache) Refresh(s *Session, f *sessions.File) error {
 			return nil
 		default:
 			s.Tree.Add(s.Log.Entries[n:]...)
+			// The entries read before are the same: what stat counted of
+			// them holds.
+			if t, ok := s.renders[entryStatsKey].(EntryStats); ok {
+				s.grownStats = t.stats
+			}
 		}
 	}
 	s.File = f
@@ -318,13 +349,11 @@ func (c *Cache) account(s *Session, cost int64) {
 	c.trim(s)
 }
 
-// trim drops the least recently used sessions, but keep (and the most
-// recent), while the cache holds more than its budget: the sessions, what
-// is held outside the cache (Options.Others), the context plans, the
-// nodes the kernel holds and what the index holds of every session file
-// (which it keeps whatever is parsed). c.mu is held.
+// trim drops the least recently used sessions, but keep, the one a
+// request asked for last (walking) and the most recent, while the cache
+// holds more than its budget (see sessionBudget). c.mu is held.
 func (c *Cache) trim(keep *Session) {
-	budget := c.budget - c.o.Others() - c.plans.held.Load() - c.nodes.Load()*nodeBytes - c.x.Len()*IndexFileBytes
+	budget := c.sessionBudget()
 	now := time.Now()
 	for el := c.lru.Back(); c.used > budget && el != nil && el != c.lru.Front(); {
 		old := el.Value.(*Session)
@@ -332,8 +361,8 @@ func (c *Cache) trim(keep *Session) {
 			break
 		}
 		prev := el.Prev()
-		if !c.evictable(old, now) {
-			el = prev // made ahead of a walk, not read yet
+		if old == c.walking || !c.evictable(old, now) {
+			el = prev // being walked, or made ahead of a walk and not read yet
 			continue
 		}
 		c.lru.Remove(el)
@@ -346,6 +375,14 @@ func (c *Cache) trim(keep *Session) {
 		}
 		el = prev
 	}
+}
+
+// sessionBudget is what the parsed sessions may hold: the cache's budget
+// but what is held outside the cache (Options.Others, the usage reports'
+// records), the context plans, the nodes the kernel holds and what the
+// index holds of every session file (which it keeps whatever is parsed).
+func (c *Cache) sessionBudget() int64 {
+	return c.budget - c.o.Others() - c.plans.held.Load() - c.nodes.Load()*nodeBytes - c.x.Len()*IndexFileBytes
 }
 
 // Rendered returns a rendering or table of s's version, making it once.

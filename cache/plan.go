@@ -94,6 +94,11 @@ func (c *Cache) KeepPlan(ss *Session, ctx *tree.Context) {
 // serves), when the version has no plan, or when the file is not as the
 // plan found it.
 func (c *Cache) FromPlan(project, name string, f *sessions.File, key string) (data []byte, ok bool) {
+	return c.fromPlan(project, name, f, key, true)
+}
+
+// fromPlan is FromPlan; asked tells that a request asks (see with).
+func (c *Cache) fromPlan(project, name string, f *sessions.File, key string, asked bool) (data []byte, ok bool) {
 	// A racy version (changed just before it was taken) could be
 	// rewritten in place with the same signature: the parse checks the
 	// bytes, the plan would not.
@@ -105,7 +110,7 @@ func (c *Cache) FromPlan(project, name string, f *sessions.File, key string) (da
 	if p == nil || p.Size != f.Sig.Size {
 		return nil, false
 	}
-	s := c.slot(project, name, f)
+	s := c.slot(project, name, f, asked)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.File == f {

@@ -30,6 +30,9 @@ type stats struct {
 	Notices struct {
 		Notifies, Touched int64
 	}
+	Files struct {
+		RawReads, Passthrough, PassthroughOffered int64
+	}
 }
 
 // mounted is a mount made in this process, and where it is mounted.

@@ -303,6 +303,7 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		return nil, &Error{Kind: KindMount, Err: fmt.Errorf("mount failed: %w", err)}
 	}
 	f.server, f.dirs = server, dirs
+	root.PassthroughOffered(server.KernelSettings().Flags64()&fuse.CAP_PASSTHROUGH != 0)
 	f.mounted.Store(true)
 	f.stop = make(chan struct{})
 	go f.deliver()
@@ -384,6 +385,9 @@ func mountRoot(mountpoint string, root gofs.InodeEmbedder, o Options, kernelOpts
 	}
 	dirs := newNoOpendir(gofs.NewNodeFS(root, opts))
 	dirs.shared = o.AllowOther
+	if r, ok := root.(interface{ Opened(<-chan struct{}, bool) }); ok {
+		dirs.opened = r.Opened
+	}
 	server, err := fuse.NewServer(dirs, mountpoint, &opts.MountOptions)
 	if err != nil {
 		return nil, nil, err
@@ -504,3 +508,13 @@ func (f *FS) Watching() string { return f.watcher.Mode() }
 // Polls tells that the mount polls the store (asked for, or no change
 // events there).
 func (f *FS) Polls() bool { return !f.watcher.Events() }
+
+// MountNodes mounts a node tree with the go-fuse options and the folder
+// handling pifs mounts its own with (names and attributes kept 30 s, no
+// OPENDIR, READDIRPLUS), and returns the server, serving: bench/gofloor
+// serves a tree of names from memory through it, to tell what go-fuse
+// itself costs a walk from what pifs adds.
+func MountNodes(mountpoint string, root gofs.InodeEmbedder, logger *slog.Logger) (*fuse.Server, error) {
+	server, _, err := mountRoot(mountpoint, root, Options{Logger: logger}, nil, true)
+	return server, err
+}

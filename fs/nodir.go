@@ -34,6 +34,10 @@ type noOpendir struct {
 	handles map[uint64]*dirFh // by node id
 	order   []uint64          // node ids, oldest first
 
+	// opened is told of each OPEN answered, by its cancel channel, and
+	// whether the kernel reads the file itself.
+	opened func(cancel <-chan struct{}, passthrough bool)
+
 	opendirs atomic.Int64 // OPENDIRs the kernel sent (for tests)
 	lseeks   atomic.Int64 // LSEEKs the kernel sent (for tests)
 }
@@ -48,6 +52,21 @@ type dirFh struct {
 
 func newNoOpendir(fs fuse.RawFileSystem) *noOpendir {
 	return &noOpendir{RawFileSystem: fs, max: 256, handles: map[uint64]*dirFh{}}
+}
+
+// Open answers OPEN, then tells the nodes it was answered (see
+// nodes.Root.Opened). A file the kernel reads from the store's file itself
+// (FOPEN_PASSTHROUGH) must not be direct I/O, or the kernel would send its
+// reads to pifs all the same.
+func (w *noOpendir) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+	st := w.RawFileSystem.Open(cancel, in, out)
+	if st == fuse.OK && out.OpenFlags&fuse.FOPEN_PASSTHROUGH != 0 {
+		out.OpenFlags &^= fuse.FOPEN_DIRECT_IO
+	}
+	if w.opened != nil {
+		w.opened(cancel, out.OpenFlags&fuse.FOPEN_PASSTHROUGH != 0)
+	}
+	return st
 }
 
 func (w *noOpendir) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {

@@ -171,6 +171,9 @@ type dirHandle struct {
 	alone, many, withheld bool
 	pos                   int
 	ends                  int // reads that found the end
+	// de is the entry Readdirent gives last: go-fuse copies it before
+	// asking for the next.
+	de fuse.DirEntry
 	// gen is the store's count of changes when the listing was made.
 	gen uint64
 	// scope and owner are the owner of the folder's scope, once found:
@@ -252,9 +255,9 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 		}
 		return nil, 0
 	}
-	de := h.entry(h.pos)
+	h.de = h.entry(h.pos)
 	h.pos++
-	return &de, 0
+	return &h.de, 0
 }
 
 // Releasedir closes the folder. When the store changed while the listing

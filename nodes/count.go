@@ -28,3 +28,10 @@ func (r *Root) notifyEntry(parent *fs.Inode, name string) {
 
 // touch counts an inode looked at.
 func (r *Root) touch() { r.counts.Touched.Add(1) }
+
+// fileCounts count how session.jsonl was read: reads that reached pifs
+// (RawReads) and opens the kernel reads from the store's file itself
+// (Passthrough); PassthroughOffered is 1 when the kernel offers to
+// (whether it lets this mount do it depends on who mounted it). .pifs/stats
+// shows them as "files".
+type fileCounts struct{ RawReads, Passthrough, PassthroughOffered atomic.Int64 }

@@ -175,9 +175,16 @@ type osFile struct {
 	fds  *rawFds
 	id   fileID
 	path string
+	// r and open are the mount and the OPEN request that made it, for
+	// PassthroughFd.
+	r    *Root
+	open <-chan struct{}
 }
 
 func (h *osFile) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h.r != nil {
+		h.r.files.RawReads.Add(1)
+	}
 	s, err := h.fds.acquire(h.id, h.path)
 	if err != nil {
 		return nil, toErrno(err)

@@ -33,8 +33,13 @@ type Root struct {
 
 	// fds are the descriptors of open session.jsonl files.
 	fds rawFds
+	// pins are the descriptors held for an OPEN being answered, by its
+	// request (see osFile.PassthroughFd).
+	pinMu sync.Mutex
+	pins  map[<-chan struct{}]*sharedFd
 
 	counts noticeCounts
+	files  fileCounts
 }
 
 var (
@@ -50,6 +55,7 @@ func NewRoot(v *view.View, log *slog.Logger) *Root {
 	r.fds.max = maxRawFds
 	r.dir = dir{r: r, f: v.Root()}
 	v.AddStats("notices", func() any { return &r.counts })
+	v.AddStats("files", func() any { return &r.files })
 	return r
 }
 

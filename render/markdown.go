@@ -23,24 +23,54 @@ func Transcript(path []*sessions.Entry) []byte {
 	return transcript(path, partsFor(rawBytes(path), textMinBytes))
 }
 
-// transcript renders the path cut into parts.
+// transcript renders the path cut into parts. Each part is counted first
+// (as TranscriptSize counts, into a small buffer that stays in the
+// processor's cache), then rendered straight into its place in one buffer
+// of the exact size: a transcript of 85 MB rendered into buffers of its
+// own parts and copied into one touched twice as many new pages, and the
+// copy alone took more time than counting.
 func transcript(path []*sessions.Entry, parts int) []byte {
 	b := pathParts(path, parts)
-	bufs := make([][]byte, len(b)-1)
-	par.Each(len(bufs), func(k int) {
-		run := path[b[k]:b[k+1]]
+	if len(b) == 2 {
 		// The text of a session is most of its bytes: one allocation of
-		// the raw size avoids regrowing a 100 MB buffer several times.
-		dst := make([]byte, 0, rawBytes(run))
-		for _, e := range run {
+		// the raw size avoids regrowing a buffer several times.
+		dst := make([]byte, 0, rawBytes(path))
+		for _, e := range path {
 			dst = AppendEntryMarkdown(dst, e)
 		}
-		bufs[k] = dst
-	})
-	if len(bufs) == 1 {
-		return bufs[0]
+		return dst
 	}
-	return concat(bufs...)
+	sizes := partSizes(path, b)
+	offs := make([]int, len(sizes)+1)
+	for k, n := range sizes {
+		offs[k+1] = offs[k] + int(n)
+	}
+	out := make([]byte, offs[len(sizes)])
+	// A part whose count and rendering differ (there should be none) is
+	// rendered into a buffer of its own instead, and the parts joined.
+	apart := make([][]byte, len(sizes))
+	par.Each(len(sizes), func(k int) {
+		at := out[offs[k]:offs[k]:offs[k+1]]
+		dst := at
+		for _, e := range path[b[k]:b[k+1]] {
+			dst = AppendEntryMarkdown(dst, e)
+		}
+		if len(dst) != len(at[:cap(at)]) || (len(dst) > 0 && &dst[0] != &out[offs[k]]) {
+			apart[k] = dst
+		}
+	})
+	joined := false
+	for k, a := range apart {
+		if a == nil {
+			apart[k] = out[offs[k]:offs[k+1]]
+		} else {
+			joined = true
+		}
+	}
+	if joined {
+		return concat(apart...)
+	}
+	return out
 }
 
 // AppendEntryMarkdown appends one entry's part of a transcript. It depends

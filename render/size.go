@@ -37,21 +37,26 @@ func TranscriptSize(path []*sessions.Entry) int64 {
 }
 
 func transcriptSize(path []*sessions.Entry, parts int) int64 {
-	b := pathParts(path, parts)
-	sizes := make([]int64, len(b)-1)
+	var n int64
+	for _, k := range partSizes(path, pathParts(path, parts)) {
+		n += k
+	}
+	return n
+}
+
+// partSizes are the lengths of the transcripts of the parts of path that
+// bounds cut (see pathParts), counted on every core.
+func partSizes(path []*sessions.Entry, bounds []int) []int64 {
+	sizes := make([]int64, len(bounds)-1)
 	par.Each(len(sizes), func(k int) {
 		bp := getScratch()
 		defer putScratch(bp)
-		for _, e := range path[b[k]:b[k+1]] {
+		for _, e := range path[bounds[k]:bounds[k+1]] {
 			*bp = AppendEntryMarkdown((*bp)[:0], e)
 			sizes[k] += int64(len(*bp))
 		}
 	})
-	var n int64
-	for _, k := range sizes {
-		n += k
-	}
-	return n
+	return sizes
 }
 
 // TranscriptHTMLSize is len(TranscriptHTML(p, path)), counted without

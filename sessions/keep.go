@@ -107,15 +107,25 @@ func (x *Index) fromCache(path string, f *File, kept map[string]*persist.Record)
 		}
 	}
 	// Other packages' small facts stay with the version, so that a walk
-	// that asks for them (the views' sizes) asks the cache nothing more.
+	// that asks for them (the views' sizes) asks the cache nothing more;
+	// of the others, their names.
 	for k, b := range rec.Facts {
-		if !strings.HasPrefix(k, "sessions.") && len(b) <= heldFactBytes {
+		if strings.HasPrefix(k, "sessions.") {
+			continue
+		}
+		if len(b) <= heldFactBytes {
 			if f.held == nil {
 				f.held = map[string][]byte{}
 			}
 			f.held[k] = b
+		} else {
+			if f.big == nil {
+				f.big = map[string]bool{}
+			}
+			f.big[k] = true
 		}
 	}
+	f.whole = true
 	return true
 }
 
@@ -174,9 +184,13 @@ func (f *File) Fact(name string) ([]byte, bool) {
 	}
 	f.heldMu.Lock()
 	b, ok := f.held[name]
+	big := f.big[name]
 	f.heldMu.Unlock()
 	if ok {
 		return b, true
+	}
+	if f.whole && !big {
+		return nil, false // the version has no such fact
 	}
 	rec, ok := f.cache().Get(f.Path)
 	if !ok || rec.Version != versionOf(f.Sig) {
@@ -198,8 +212,13 @@ func (f *File) SetFact(name string, b []byte) {
 			f.held = map[string][]byte{}
 		}
 		f.held[name] = b
+		delete(f.big, name)
 	} else {
 		delete(f.held, name)
+		if f.big == nil {
+			f.big = map[string]bool{}
+		}
+		f.big[name] = true
 	}
 	f.heldMu.Unlock()
 	f.keep(map[string][]byte{name: b})
@@ -292,7 +311,14 @@ type keptState struct {
 	// file grew from.
 	earlier, grewFrom *persist.Record
 	// held are other packages' small facts of this version, as the cache
-	// gave them or SetFact set them (see Fact).
+	// gave them or SetFact set them (see Fact), big the names of those
+	// too large to hold; whole tells that, together, they are every such
+	// fact the cache has of the version (it was taken from the cache's
+	// record, or the cache had none of it when the file was read), so
+	// that a fact in neither is known to be missing without asking the
+	// cache. whole is set before the File is shared.
 	heldMu sync.Mutex
 	held   map[string][]byte
+	big    map[string]bool
+	whole  bool
 }

@@ -224,3 +224,43 @@ func TestKeepBadCache(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepMissingFact: a new index of an unchanged store asks the
+// persistent cache nothing for a fact the cache's records of the files do
+// not hold (a walk that never counted a view's size leaves none, and the
+// walk after a remount asks for it of every file): the record read with
+// the folder tells what the version has. A large fact is still looked up.
+func TestKeepMissingFact(t *testing.T) {
+	dir := keepStore(t, 20)
+	cacheDir := t.TempDir()
+	var l keepLog
+	x1, c1 := keptIndex(t, dir, cacheDir, &l)
+	big := strings.Repeat("x", heldFactBytes+1)
+	for i, f := range x1.All() {
+		if _, err := f.Tail(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			f.SetFact("other.big", []byte(big))
+		}
+	}
+	c1.Close()
+
+	x2, c2 := keptIndex(t, dir, cacheDir, &l)
+	all := x2.All()
+	gets := c2.Stats().Gets.Load()
+	for _, f := range all {
+		if _, ok := f.Fact("view.size"); ok {
+			t.Fatalf("%s: a fact never kept", f.Name)
+		}
+	}
+	if n := c2.Stats().Gets.Load() - gets; n != 0 {
+		t.Errorf("%d look-ups of the cache for a fact its records lack, want 0", n)
+	}
+	if b, ok := all[0].Fact("other.big"); !ok || string(b) != big {
+		t.Errorf("the large fact: %v", ok)
+	}
+	if n := c2.Stats().Gets.Load() - gets; n != 1 {
+		t.Errorf("%d look-ups for the large fact, want 1", n)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"sync"
 )
@@ -17,7 +16,7 @@ const maxHeaderScan = 1 << 20
 // the first line that parses (blank and malformed lines are skipped, as pi
 // skips them).
 func ReadHeader(path string) (*Header, error) {
-	f, _, err := openRegular(path, os.O_RDONLY)
+	f, _, err := openFd(path)
 	if err != nil {
 		return nil, err
 	}

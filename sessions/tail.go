@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"math"
-	"os"
 	"sync"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -37,12 +36,12 @@ const leafRecordType = "pifs.leaf"
 // ReadTail reads a session file from its end: the last entry (for the leaf)
 // and the last valid timestamp (for the activity). version is the header's.
 func ReadTail(path string, version float64) (Tail, error) {
-	f, fi, err := openRegular(path, os.O_RDONLY)
+	f, st, err := openFd(path)
 	if err != nil {
 		return Tail{}, err
 	}
 	defer f.Close()
-	return readTail(f, fi.Size(), version)
+	return readTail(f, st.Size, version)
 }
 
 func readTail(f io.ReaderAt, size int64, version float64) (Tail, error) {
@@ -171,7 +170,7 @@ var nameBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 // scanName goes on from an earlier scan of the same file, which has only
 // grown since.
 func scanName(path string, from nameScan) (nameScan, error) {
-	f, _, err := openRegular(path, os.O_RDONLY)
+	f, _, err := openFd(path)
 	if err != nil {
 		return from, err
 	}

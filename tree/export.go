@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/pifs/pifs/internal/jsjson"
+	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -43,6 +45,7 @@ func (t *Tree) ExportSize(leaf, ts, cwd string) (int64, error) {
 		return 0, err
 	}
 	n := int64(len(t.exportHeader(ts, cwd)))
+	t.reserveExported(path)
 	var quoted []byte
 	parent := ""
 	for _, e := range path {
@@ -62,6 +65,7 @@ func (t *Tree) WriteExport(w io.Writer, leaf, ts, cwd string) (int64, error) {
 	}
 	m, err := w.Write(t.exportHeader(ts, cwd))
 	n := int64(m)
+	t.reserveExported(path)
 	var line []byte
 	parent := ""
 	for _, e := range path {
@@ -106,11 +110,59 @@ type exportLine struct {
 	length  int
 }
 
+// reserveExported makes room for what an export learns of the entries,
+// by their Seq (a table grown an entry at a time would be copied again
+// and again), and learns it of path's entries not known yet: on every
+// core, when they are many (the first export or `ls -l` of a branch of a
+// large session reads each of its lines whole).
+func (t *Tree) reserveExported(path []*sessions.Entry) {
+	if len(path) == 0 || len(t.entries) == 0 {
+		return
+	}
+	// The entries are in file order: the last has the largest Seq.
+	if n := t.entries[len(t.entries)-1].Seq + 1; n > len(t.exported) {
+		t.exported = append(t.exported, make([]exportLine, n-len(t.exported))...)
+	}
+	var todo []*sessions.Entry
+	size := 0
+	for _, e := range path {
+		if e.Seq >= 0 && t.exported[e.Seq].length == 0 {
+			todo = append(todo, e)
+			size += len(e.Raw)
+		}
+	}
+	if size < exportParBytes {
+		return
+	}
+	bounds := par.Ranges(len(todo), runtime.GOMAXPROCS(0)*4, func(i int) int { return len(todo[i].Raw) })
+	par.Each(len(bounds)-1, func(k int) {
+		for _, e := range todo[bounds[k]:bounds[k+1]] {
+			t.exported[e.Seq] = lineOf(e) // each Seq is written by one call
+		}
+	})
+}
+
+// exportParBytes is how much of the entries' lines an export learns of
+// on every core rather than on one.
+const exportParBytes = 1 << 20
+
 // exportLine finds an entry's line, once.
 func (t *Tree) exportLine(e *sessions.Entry) exportLine {
-	if l, ok := t.exported[e]; ok {
-		return l
+	if e.Seq >= 0 && e.Seq < len(t.exported) && t.exported[e.Seq].length > 0 {
+		return t.exported[e.Seq]
 	}
+	l := lineOf(e)
+	if e.Seq >= 0 {
+		if e.Seq >= len(t.exported) {
+			t.exported = append(t.exported, make([]exportLine, e.Seq+1-len(t.exported))...)
+		}
+		t.exported[e.Seq] = l
+	}
+	return l
+}
+
+// lineOf finds an entry's line.
+func lineOf(e *sessions.Entry) exportLine {
 	// pi wrote most lines as JSON.stringify does: those are their own
 	// canonical form, told by a scan, with no copy.
 	canon := e.Raw
@@ -131,10 +183,6 @@ func (t *Tree) exportLine(e *sessions.Entry) exportLine {
 		}
 		return true
 	})
-	if t.exported == nil {
-		t.exported = map[*sessions.Entry]exportLine{}
-	}
-	t.exported[e] = l
 	return l
 }
 

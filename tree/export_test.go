@@ -3,9 +3,11 @@ package tree_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -217,4 +219,61 @@ func BenchmarkExport(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestExportLarge: a branch long enough that its entries' lines are
+// learnt on every core exports as it does when they are learnt one at a
+// time (by exports of its shorter branches first), lines that are not
+// JSON.stringify's own included, and ExportSize is its length.
+func TestExportLarge(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"S","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}` + "\n")
+	parent := "null"
+	const n = 6000
+	for i := range n {
+		id := fmt.Sprintf("e%05d", i)
+		text := strings.Repeat("word ", 100+i%50)
+		switch i % 4 {
+		case 0: // as pi writes it
+			fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":%q}}`, id, parent, text)
+		case 1: // spaced, a number JavaScript writes otherwise
+			fmt.Fprintf(&b, `{"type": "custom", "id": %q, "parentId": %s, "customType": "x", "data": {"n": 1.50, "s": "a\/b %s"}}`, id, parent, text)
+		case 2: // parentId last
+			fmt.Fprintf(&b, `{"type":"custom","id":%q,"customType":"y","data":%q,"parentId":%s}`, id, text, parent)
+		default: // an integer-like key, which JavaScript writes first
+			fmt.Fprintf(&b, `{"type":"custom","id":%q,"parentId":%s,"customType":"z","7":%q}`, id, parent, text)
+		}
+		b.WriteByte('\n')
+		parent = strconv.Quote(id)
+	}
+	l, err := sessions.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := fmt.Sprintf("e%05d", n-1)
+	whole := tree.New(l)
+	got, err := whole.Export(leaf, "T", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, _ := whole.ExportSize(leaf, "T", "/p"); size != int64(len(got)) {
+		t.Errorf("ExportSize %d, the export %d bytes", size, len(got))
+	}
+	// Learnt a few entries at a time: each export adds less than the
+	// lines learnt on every core.
+	steps := tree.New(l)
+	path := steps.PathTo(leaf)
+	for i := 0; i < len(path); i += 50 {
+		if _, err := steps.ExportSize(path[i].ID, "T", "/p"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := steps.Export(leaf, "T", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 4<<20 {
+		t.Fatalf("the export is %d bytes: too short to be learnt on every core", len(got))
+	}
+	compareLines(t, leaf, string(got), string(want))
 }

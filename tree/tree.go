@@ -69,8 +69,9 @@ type Tree struct {
 	// counter, when set, counts the parent links walks up the tree
 	// follow (see CountSteps).
 	counter *atomic.Int64
-	// exported holds what exports learnt of each entry (see export.go).
-	exported map[*sessions.Entry]exportLine
+	// exported holds what exports learnt of each entry, by its Seq (see
+	// export.go); a length of 0 is not learnt yet.
+	exported []exportLine
 	// reshaped is 1 + the Seq of the last entry that changed the tree
 	// other than by adding a node (see Reshaped); 0 when none did.
 	reshaped int

@@ -142,7 +142,7 @@ func (s sessionRef) mayChange(c Caller) error {
 func (v *View) refuseTrashed(n Node, what string) error {
 	sc := n.scope()
 	err := refuse(ErrReadOnly, "%s: this session is in the trash, where nothing changes it; restore it first (mv MOUNT/trash/%s MOUNT/<project>/)", what, sc.session)
-	sessionRef{v, sc.project, sc.session}.refused(err)
+	newSessionRef(v, sc.project, sc.session).refused(err)
 	return err
 }
 

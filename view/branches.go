@@ -1,6 +1,7 @@
 package view
 
 import (
+	"github.com/pifs/pifs/cache"
 	"syscall"
 	"time"
 
@@ -70,24 +71,25 @@ func (d *branchDir) mtime() (time.Time, error) {
 }
 
 // branchFiles is a branch folder's files besides its entries, declared
-// once: the listing and the lookup both read it.
+// once, in the order of their names: the listing and the lookup both read
+// it.
 var branchFiles = []struct {
 	name string
 	mode uint32
 	make func(s sessionRef, id string) Node
 }{
-	{contextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newContextFile(s, id, true) }},
-	{transcriptName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newTranscriptFile(s, id, true) }},
-	{htmlName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newHTMLFile(s, id, true) }},
-	{sessionFileName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newExportFile(s, id) }},
-	{imagesName, syscall.S_IFDIR, func(s sessionRef, id string) Node { return newImagesDir(s, id) }},
-	{filesTextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesTextName) }},
-	{filesJSONName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesJSONName) }},
-	{patchName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, patchName) }},
-	{replyName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newReplyFile(s, id, true) }},
 	{changesName, syscall.S_IFDIR, func(s sessionRef, id string) Node {
 		return &changesDir{inSession{s}, id, true, newBranchDir(s, id).mtime}
 	}},
+	{patchName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, patchName) }},
+	{contextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newContextFile(s, id, true) }},
+	{filesJSONName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesJSONName) }},
+	{filesTextName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newFilesView(s, id, true, filesTextName) }},
+	{imagesName, syscall.S_IFDIR, func(s sessionRef, id string) Node { return newImagesDir(s, id) }},
+	{replyName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newReplyFile(s, id, true) }},
+	{sessionFileName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newExportFile(s, id) }},
+	{htmlName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newHTMLFile(s, id, true) }},
+	{transcriptName, syscall.S_IFREG, func(s sessionRef, id string) Node { return newTranscriptFile(s, id, true) }},
 }
 
 // file is the branch folder's file of branchFiles[i].
@@ -96,22 +98,26 @@ func (d *branchDir) file(i int) Child {
 	return Child{e.name, e.mode, d.ino.With(e.name).Ino(), func() Node { return e.make(s, id) }}
 }
 
+// list lists the path's files in the order of their names (see
+// names.PathOrder), then the folder's views, whose names, all letters,
+// come after: a listing of 60,000 names that needs no sorting.
 func (d *branchDir) list() ([]Child, error) {
-	out := make([]Child, 0, len(branchFiles))
-	for i := range branchFiles {
-		out = append(out, d.file(i))
-	}
+	var out []Child
 	err := d.s.with(func(ss *session) error {
 		path := pathTo(d.s.v, ss, d.id)
 		if len(path) == 0 {
 			return ErrNotFound
 		}
-		stats := entryStatsOf(d.s.v, ss)
-		for i, e := range path {
-			out = append(out, d.entry(i+1, e, stats))
-		}
+		stats := cache.EntryStatsOf(d.s.v.cache, ss)
+		out = make([]Child, 0, len(path)+len(branchFiles))
+		names.PathOrder(len(path), func(pos int) {
+			out = append(out, d.entry(pos, path[pos-1], stats))
+		})
 		return nil
 	})
+	for i := range branchFiles {
+		out = append(out, d.file(i))
+	}
 	return out, err
 }
 
@@ -121,7 +127,7 @@ func (d *branchDir) lookup(name string) (Child, error) {
 			return d.file(i), nil
 		}
 	}
-	pos, ok := namePos(name)
+	pos, ok := names.PathPos(name)
 	if !ok {
 		return Child{}, ErrNotFound
 	}
@@ -131,13 +137,12 @@ func (d *branchDir) lookup(name string) (Child, error) {
 		if pos > len(path) || pathFileName(pos, path[pos-1]) != name {
 			return ErrNotFound
 		}
-		c = d.entry(pos, path[pos-1], entryStatsOf(d.s.v, ss))
+		c = d.entry(pos, path[pos-1], cache.EntryStatsOf(d.s.v.cache, ss))
 		return nil
 	})
 	return c, err
 }
 
-func (d *branchDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
+func (d *branchDir) entry(pos int, e *sessions.Entry, stats cache.EntryStats) Child {
 	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
-func (d *branchDir) entryFiles() {}

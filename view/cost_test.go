@@ -80,7 +80,7 @@ func mustDecode(t testing.TB, name string) string {
 func TestBranchLookupCost(t *testing.T) {
 	const entries = 5000
 	v, proj := costStore(t, 0, entries)
-	s := sessionRef{v, proj, "big"}
+	s := newSessionRef(v, proj, "big")
 	var leaf string
 	steps := func() int64 { return statsOf(t, v).Cache.ParentSteps }
 	s.with(func(ss *session) error {
@@ -137,7 +137,7 @@ func TestBranchLookupCost(t *testing.T) {
 // an append read only the session that changed.
 func TestUsageReportCost(t *testing.T) {
 	v, proj := costStore(t, 300, 200)
-	if err := (sessionRef{v, proj, "s00007"}).with(func(*session) error { return nil }); err != nil {
+	if err := (newSessionRef(v, proj, "s00007")).with(func(*session) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if held := v.usage.held.Load(); held != 0 {
@@ -186,14 +186,15 @@ func TestUsageReportCost(t *testing.T) {
 	}
 }
 
-// TestEntryStatsKept: the entries' sizes are kept with the session's
-// version, for every view that shows them: after entries/,
-// branches/<leaf>/ and tree/ are listed and stat'ed, every entry has its
-// size counted.
+// TestEntryStatsKept: the entries' sizes are kept with the session, for
+// every view that shows them, and from a version to the next while the
+// file only grows: after entries/, branches/<leaf>/ and tree/ are listed
+// and stat'ed, every entry had its size counted once; after an append,
+// listing them again counts the new entry's alone.
 func TestEntryStatsKept(t *testing.T) {
 	const entries = 3000
 	v, proj := costStore(t, 0, entries)
-	s := sessionRef{v, proj, "big"}
+	s := newSessionRef(v, proj, "big")
 	var leaf string
 	s.with(func(ss *session) error { leaf = ss.Tree.LeafID(); return nil })
 	var stat func(f Folder)
@@ -218,17 +219,19 @@ func TestEntryStatsKept(t *testing.T) {
 	for _, f := range []Folder{newEntriesDir(s), newBranchDir(s, leaf), newSegmentDir(s, "")} {
 		stat(f)
 	}
-	var counted int
-	s.with(func(ss *session) error {
-		stats := entryStatsOf(v, ss)
-		for i := range stats {
-			if stats[i].sizeN.Load() != 0 {
-				counted++
-			}
-		}
-		return nil
-	})
-	if counted != entries {
-		t.Errorf("%d entries have their size counted, want %d", counted, entries)
+	if counted := v.cache.Stats().EntrySizes; counted != entries {
+		t.Errorf("%d entry sizes counted for %d entries, want one each", counted, entries)
+	}
+	path := filepath.Join(v.Index().Dir(), proj, "big.jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, `{"type":"custom","customType":"x","data":1,"id":"added","parentId":%q,"timestamp":"2026-01-01T00:00:00.000Z"}`+"\n", leaf)
+	f.Close()
+	v.update(path)
+	stat(newEntriesDir(s))
+	if counted := v.cache.Stats().EntrySizes; counted != entries+1 {
+		t.Errorf("after an append, %d entry sizes counted in all, want %d", counted, entries+1)
 	}
 }

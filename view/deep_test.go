@@ -21,7 +21,7 @@ func deepStore(t testing.TB) sessionControl[*tree.PreparedLine] {
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
 	v := New(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return appendControl(sessionRef{v, "p", "s"})
+	return appendControl(newSessionRef(v, "p", "s"))
 }
 
 // runLines carries out lines through c as a transaction's commit does,

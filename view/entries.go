@@ -1,12 +1,9 @@
 package view
 
 import (
-	"math"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/names"
@@ -41,7 +38,7 @@ func (d *entriesDir) list() ([]Child, error) {
 		}
 		// When ids repeat, the last entry of an id has its name.
 		unique := withID == ss.Tree.Len()
-		stats := entryStatsOf(d.s.v, ss)
+		stats := cache.EntryStatsOf(d.s.v.cache, ss)
 		out = make([]Child, 0, ss.Tree.Len())
 		for _, e := range all {
 			if e.ID != "" && (unique || ss.Tree.Node(e.ID).Entry == e) {
@@ -64,13 +61,13 @@ func (d *entriesDir) lookup(name string) (Child, error) {
 		if !ok {
 			return ErrNotFound
 		}
-		c = d.entry(ss.Tree.Node(id).Entry, entryStatsOf(d.s.v, ss))
+		c = d.entry(ss.Tree.Node(id).Entry, cache.EntryStatsOf(d.s.v.cache, ss))
 		return nil
 	})
 	return c, err
 }
 
-func (d *entriesDir) entry(e *sessions.Entry, stats entryStats) Child {
+func (d *entriesDir) entry(e *sessions.Entry, stats cache.EntryStats) Child {
 	return entryChild(d.s, entryFileName(e.ID), entryIno(d.ino, e), e, stats)
 }
 
@@ -80,10 +77,10 @@ func (d *entriesDir) entryFiles() {}
 // with the session's stats at hand: the node it makes takes them for its
 // first attributes, so that READDIRPLUS, which asks them of every name
 // just listed, finds neither the session nor the entry again.
-func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats entryStats) Child {
+func entryChild(s sessionRef, name string, ino uint64, e *sessions.Entry, stats cache.EntryStats) Child {
 	return Child{name, syscall.S_IFREG, ino, func() Node {
 		f := newEntryFile(s, e.ID)
-		f.listed, f.stat = e, stats.of(e)
+		f.listed, f.stat = e, stats.Of(e)
 		return f
 	}}
 }
@@ -106,7 +103,7 @@ type entryFile struct {
 	// its stat: the first attributes (see entryChild), then forgotten,
 	// so that the node does not keep a version of the session alive.
 	listed *sessions.Entry
-	stat   *entryStat
+	stat   cache.EntryStat
 }
 
 func newEntryFile(s sessionRef, id string) *entryFile {
@@ -126,16 +123,16 @@ func (f *entryFile) size() (int64, time.Time, error) {
 	var mt time.Time
 	var err error
 	if e, st := f.listed, f.stat; e != nil {
-		f.listed, f.stat = nil, nil
-		n, mt = st.size(e), st.mtime(e)
+		f.listed, f.stat = nil, cache.EntryStat{}
+		n, mt = st.Size(e), st.Mtime(e)
 	} else {
 		err = f.s.with(func(ss *session) error {
 			node := ss.Tree.Node(f.id)
 			if node == nil {
 				return ErrNotFound
 			}
-			st := entryStatsOf(f.s.v, ss).of(node.Entry)
-			n, mt = st.size(node.Entry), st.mtime(node.Entry)
+			st := cache.EntryStatsOf(f.s.v.cache, ss).Of(node.Entry)
+			n, mt = st.Size(node.Entry), st.Mtime(node.Entry)
 			return nil
 		})
 	}
@@ -143,72 +140,6 @@ func (f *entryFile) size() (int64, time.Time, error) {
 		mt, err = f.s.activity()
 	}
 	return n, mt, err
-}
-
-// entryStats is what stat shows of the entry files of one version of a
-// session, by the entries' Seq, counted when first asked: an entry has a
-// file in entries/, in every branches/<id>/ whose path holds it and in
-// tree/, and `ls -l` of each counts its size and reads its timestamp once.
-type entryStats []entryStat
-
-// entryStat is an entry file's size and mtime (UnixNano); 0 for what is
-// not counted yet, noMtime for an entry without a valid timestamp. A node
-// made by a listing reads it without the session's lock (see entryChild):
-// its fields are atomic, and two that count at once count alike.
-type entryStat struct{ sizeN, mtimeN atomic.Int64 }
-
-const noMtime = math.MinInt64
-
-func entryStatsOf(v *View, ss *session) entryStats {
-	return cache.Rendered(v.cache, ss, "entry stats", func(t entryStats) int64 { return int64(len(t)) * int64(unsafe.Sizeof(entryStat{})) },
-		func() entryStats {
-			n := 0
-			if es := ss.Tree.Entries(); len(es) > 0 {
-				n = es[len(es)-1].Seq + 1
-			}
-			return make(entryStats, n)
-		})
-}
-
-// of is e's place in the table (nil when it has none, which counts
-// every time).
-func (t entryStats) of(e *sessions.Entry) *entryStat {
-	if e.Seq < 0 || e.Seq >= len(t) {
-		return nil
-	}
-	return &t[e.Seq]
-}
-
-// size is the size of e's file: e indented.
-func (s *entryStat) size(e *sessions.Entry) int64 {
-	if s == nil {
-		return int64(render.IndentSize(e.Raw))
-	}
-	n := s.sizeN.Load()
-	if n == 0 {
-		n = int64(render.IndentSize(e.Raw))
-		s.sizeN.Store(n)
-	}
-	return n
-}
-
-// mtime is the mtime of e's file: its timestamp (zero when not valid).
-func (s *entryStat) mtime(e *sessions.Entry) time.Time {
-	if s == nil {
-		return entryMtime(e)
-	}
-	mt := s.mtimeN.Load()
-	if mt == 0 {
-		mt = noMtime
-		if t := entryMtime(e); !t.IsZero() {
-			mt = t.UnixNano()
-		}
-		s.mtimeN.Store(mt)
-	}
-	if mt == noMtime {
-		return time.Time{}
-	}
-	return time.Unix(0, mt)
 }
 
 // eachID calls fn for the id of every entry that has one, until it returns

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -95,37 +94,8 @@ func inTrash(n Node) bool { return n.scope().project == trashName }
 // projectErrorsKey is the key of a project's errors file (refusals).
 func projectErrorsKey(project string) string { return project + "/" }
 
-// pathFileName names an entry by its position on the root→entry path, its
-// kind and its id: NNNN-<kind>-<id>.json. A kind over 32 bytes is hashed
-// like a long id.
+// pathFileName names an entry by its position on the root→entry path
+// (see names.PathName).
 func pathFileName(pos int, e *sessions.Entry) string {
-	var buf [20]byte
-	num := strconv.AppendInt(buf[:0], int64(pos), 10)
-	pad := max(0, 4-len(num))
-	kind := names.EncodeIn(e.Kind(), names.MaxLen-32)
-	room := pad + len(num) + 1 + len(kind) + 1 + len(jsonExt)
-	id := names.EncodeIn(e.ID, room)
-	var b strings.Builder
-	b.Grow(room + len(id))
-	b.WriteString("0000"[:pad])
-	b.Write(num)
-	b.WriteByte('-')
-	b.WriteString(kind)
-	b.WriteByte('-')
-	b.WriteString(id)
-	b.WriteString(jsonExt)
-	return b.String()
-}
-
-// namePos reads the position at the start of a path file name.
-func namePos(name string) (int, bool) {
-	i := strings.IndexByte(name, '-')
-	if i < 4 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(name[:i])
-	if err != nil || n < 1 {
-		return 0, false
-	}
-	return n, true
+	return names.PathName(pos, e.Kind(), e.ID, jsonExt)
 }

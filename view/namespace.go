@@ -52,7 +52,7 @@ func (v *View) Rmdir(f Folder, name string, c Caller) error {
 	if d, ok := f.(*projectDir); ok {
 		if _, err := v.meta(d.project, name); err == nil {
 			// rm -r ends here, after every file inside was refused.
-			sessionRef{v, d.project, name}.refused(refuse(ErrReadOnly, "rm %s/%s: a session is never removed through the mount; to delete it, move it to the trash: mv MOUNT/%s/%s MOUNT/trash/ (mv MOUNT/trash/%s MOUNT/%s/ restores it)", d.project, name, d.project, name, name, d.project))
+			newSessionRef(v, d.project, name).refused(refuse(ErrReadOnly, "rm %s/%s: a session is never removed through the mount; to delete it, move it to the trash: mv MOUNT/%s/%s MOUNT/trash/ (mv MOUNT/trash/%s MOUNT/%s/ restores it)", d.project, name, d.project, name, name, d.project))
 		}
 	}
 	return ErrReadOnly

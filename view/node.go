@@ -149,10 +149,15 @@ func Window(data []byte, off int64, n int) []byte {
 }
 
 // sortChildren sorts a listing by name; of children with one name, the
-// first listed stays first. Names are almost always unique: the stable
-// sort, which costs a few times more on a big folder, is taken only then.
+// first listed stays first. Most listings are made in order already (a
+// session folder's, a project's) and are only checked. Names are almost
+// always unique: the stable sort, which costs a few times more on a big
+// folder, is taken only then.
 func sortChildren(list []Child) {
 	byName := func(a, b Child) int { return strings.Compare(a.Name, b.Name) }
+	if slices.IsSortedFunc(list, byName) {
+		return // a run of one name keeps the order it was listed in
+	}
 	listed := slices.Clone(list)
 	slices.SortFunc(list, byName)
 	for i := 1; i < len(list); i++ {

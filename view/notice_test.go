@@ -23,7 +23,7 @@ func noticeStore(t *testing.T) (v *View, project, file string) {
 	}
 	appendLine(t, f.Path, `{"type":"session_info","id":"nm000001","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","name":"a name"}`)
 	v.Index().Look(f.Path)
-	if _, _, err := newContextFile(sessionRef{v, project, "s000"}, "", false).content(); err != nil {
+	if _, _, err := newContextFile(newSessionRef(v, project, "s000"), "", false).content(); err != nil {
 		t.Fatal(err)
 	}
 	return v, project, f.Path
@@ -79,7 +79,7 @@ func TestNoticesOfAnAppend(t *testing.T) {
 
 	// The watcher comes to the file after pifs looked at it: racy, the
 	// same signature, the same bytes.
-	if _, _, err := newContextFile(sessionRef{v, project, "s000"}, "", false).content(); err != nil {
+	if _, _, err := newContextFile(newSessionRef(v, project, "s000"), "", false).content(); err != nil {
 		t.Fatal(err)
 	}
 	changes = v.Index().Update(file)
@@ -109,7 +109,7 @@ func TestNoticesOfAnAppend(t *testing.T) {
 	// takes a version of the old size with new times, and the session,
 	// brought up to date, reads the whole line. That change tells of
 	// info.json, active/ and latest alone; the next, of the entry.
-	if _, _, err := newContextFile(sessionRef{v, project, "s000"}, "", false).content(); err != nil {
+	if _, _, err := newContextFile(newSessionRef(v, project, "s000"), "", false).content(); err != nil {
 		t.Fatal(err)
 	}
 	later := time.Now().Add(time.Minute)

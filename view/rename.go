@@ -34,7 +34,7 @@ func (v *View) Rename(from Folder, name string, to Folder, newName string, flags
 		}
 		if _, err := v.meta(from.project, name); err == nil {
 			err := refuse(ErrReadOnly, "mv %s/%s: a session folder moves only to the trash (mv MOUNT/%s/%s MOUNT/trash/); sessions are not renamed or moved between projects through the mount (fork makes a copy in another project)", from.project, name, from.project, name)
-			sessionRef{v, from.project, name}.refused(err)
+			newSessionRef(v, from.project, name).refused(err)
 			return err
 		}
 	case *trashDir:
@@ -63,7 +63,7 @@ const renameNoReplace = 1
 
 // trashSession moves the session file of project/name into the trash.
 func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName string, c Caller) error {
-	s := sessionRef{v, from.project, name}
+	s := newSessionRef(v, from.project, name)
 	f, err := v.meta(from.project, name)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	if err != nil {
 		return err
 	}
-	s := sessionRef{v, trashName, name}
+	s := newSessionRef(v, trashName, name)
 	fail := func(err error) error {
 		s.refused(err)
 		return err

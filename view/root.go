@@ -188,7 +188,7 @@ func (d *projectDir) newFile() Child {
 }
 
 func (d *projectDir) session(name string) Child {
-	return Child{name, syscall.S_IFDIR, names.Ino("s", d.project, name), func() Node { return newSessionDir(d.v, d.project, name) }}
+	return sessionDirChild(d.v, d.project, name)
 }
 
 // cwdFile holds a project's working directory: the cwd of its newest

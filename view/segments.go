@@ -80,9 +80,9 @@ func (d *segmentDir) mtime() (time.Time, error) {
 		if err != nil {
 			return err
 		}
-		stats := entryStatsOf(d.s.v, ss)
+		stats := cache.EntryStatsOf(d.s.v.cache, ss)
 		for _, n := range nodes {
-			if t := stats.of(n.Entry).mtime(n.Entry); t.After(mt) {
+			if t := stats.Of(n.Entry).Mtime(n.Entry); t.After(mt) {
 				mt = t
 			}
 		}
@@ -101,7 +101,7 @@ func (d *segmentDir) list() ([]Child, error) {
 		if err != nil {
 			return err
 		}
-		stats := entryStatsOf(d.s.v, ss)
+		stats := cache.EntryStatsOf(d.s.v.cache, ss)
 		for i, n := range nodes {
 			out = append(out, d.entry(pos+i, n.Entry, stats))
 		}
@@ -120,9 +120,9 @@ func (d *segmentDir) lookup(name string) (Child, error) {
 		if err != nil {
 			return err
 		}
-		if p, ok := namePos(name); ok && strings.HasSuffix(name, jsonExt) {
+		if p, ok := names.PathPos(name); ok && strings.HasSuffix(name, jsonExt) {
 			if i := p - pos; i >= 0 && i < len(nodes) && pathFileName(p, nodes[i].Entry) == name {
-				c = d.entry(p, nodes[i].Entry, entryStatsOf(d.s.v, ss))
+				c = d.entry(p, nodes[i].Entry, cache.EntryStatsOf(d.s.v.cache, ss))
 				return nil
 			}
 		}
@@ -137,7 +137,7 @@ func (d *segmentDir) lookup(name string) (Child, error) {
 	return c, err
 }
 
-func (d *segmentDir) entry(pos int, e *sessions.Entry, stats entryStats) Child {
+func (d *segmentDir) entry(pos int, e *sessions.Entry, stats cache.EntryStats) Child {
 	return entryChild(d.s, pathFileName(pos, e), entryIno(d.ino.With(entriesName), e), e, stats)
 }
 

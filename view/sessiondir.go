@@ -2,9 +2,12 @@ package view
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -12,7 +15,16 @@ import (
 type sessionDir struct{ inSession }
 
 func newSessionDir(v *View, project, name string) *sessionDir {
-	return &sessionDir{inSession{sessionRef{v, project, name}}}
+	return &sessionDir{inSession{newSessionRef(v, project, name)}}
+}
+
+// sessionDirChild is a project's child that is a session folder, its
+// numbers' base hashed once for the folder and what it makes.
+func sessionDirChild(v *View, project, name string) Child {
+	base := sessionBase(project, name)
+	return Child{name, syscall.S_IFDIR, base.Ino(), func() Node {
+		return &sessionDir{inSession{sessionRef{v, project, name, base}}}
+	}}
 }
 
 func (d *sessionDir) mtime() (time.Time, error) { return d.s.activity() }
@@ -59,15 +71,27 @@ var sessionFiles = []struct {
 	{treeTimesName, syscall.S_IFREG, func(s sessionRef) Node { return newTreeTimesFile(s) }},
 }
 
+// sessionFilesByName is sessionFiles sorted by name: a listing made in
+// that order needs no sorting.
+var sessionFilesByName = func() []int {
+	order := make([]int, len(sessionFiles))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(sessionFiles[a].name, sessionFiles[b].name) })
+	return order
+}()
+
 func (d *sessionDir) list() ([]Child, error) {
-	if _, err := d.s.meta(); err != nil {
+	f, err := d.s.meta()
+	if err != nil {
 		return nil, err
 	}
 	d.s.v.cache.FolderListed(d.s.project, d.s.name)
 	out := make([]Child, 0, len(sessionFiles))
-	for _, e := range sessionFiles {
-		c, err := d.lookup(e.name)
-		if errors.Is(err, ErrNotFound) && (e.name == currentName || e.name == parentName) {
+	for _, i := range sessionFilesByName {
+		c, err := d.child(i, f)
+		if errors.Is(err, ErrNotFound) && (sessionFiles[i].name == currentName || sessionFiles[i].name == parentName) {
 			continue
 		}
 		if err != nil {
@@ -79,36 +103,55 @@ func (d *sessionDir) list() ([]Child, error) {
 }
 
 func (d *sessionDir) lookup(name string) (Child, error) {
-	s := d.s
-	for _, e := range sessionFiles {
+	for i, e := range sessionFiles {
 		if e.name != name {
 			continue
 		}
-		ino := s.ino(name)
-		if name == currentName {
-			leaf, err := s.leaf()
-			if err != nil {
+		var f *sessions.File
+		if name == currentName || name == parentName || name == sessionFileName {
+			var err error
+			if f, err = d.s.meta(); err != nil {
 				return Child{}, err
 			}
-			if leaf == "" {
-				return Child{}, ErrNotFound
-			}
-			// A new leaf is a new link to the kernel, which keeps
-			// link targets.
-			ino = s.ino(name, leaf)
 		}
-		if name == parentName {
-			p, err := s.parent()
-			if err != nil {
-				return Child{}, err
-			}
-			// A parent found again elsewhere is a new link to the kernel.
-			ino = s.ino(name, p.Project, p.Name)
-		}
-		make := e.make
-		return Child{name, e.mode, ino, func() Node { return make(s) }}, nil
+		return d.child(i, f)
 	}
 	return Child{}, ErrNotFound
+}
+
+// child is the folder's i-th file of sessionFiles; f is the session's
+// version, needed for session.jsonl, current and parent.
+func (d *sessionDir) child(i int, f *sessions.File) (Child, error) {
+	s := d.s
+	e := sessionFiles[i]
+	ino := s.inoBase().With(e.name)
+	switch e.name {
+	case sessionFileName:
+		// The file itself: another file put in its place is another
+		// node to the kernel, which may read the file it was opened on
+		// itself (see nodes' passthrough).
+		ino = ino.WithInt(int64(f.Sig.Dev)).WithInt(int64(f.Sig.Ino))
+	case currentName:
+		leaf, err := s.leafOf(f)
+		if err != nil {
+			return Child{}, err
+		}
+		if leaf == "" {
+			return Child{}, ErrNotFound
+		}
+		// A new leaf is a new link to the kernel, which keeps link
+		// targets.
+		ino = ino.With(leaf)
+	case parentName:
+		p, err := s.parentOf(f)
+		if err != nil {
+			return Child{}, err
+		}
+		// A parent found again elsewhere is a new link to the kernel.
+		ino = ino.With(p.Project, p.Name)
+	}
+	make := e.make
+	return Child{e.name, e.mode, ino.Ino(), func() Node { return make(s) }}, nil
 }
 
 // gathers: a session folder holds parent, a link to another session,

@@ -51,6 +51,19 @@ func (f *headerFile) content() ([]byte, time.Time, error) {
 	return render.Indent(nil, m.Header.Raw), mt, nil
 }
 
+// size counts the indented header without making it.
+func (f *headerFile) size() (int64, time.Time, error) {
+	m, err := f.s.meta()
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	mt := time.Unix(0, m.Sig.Mtime)
+	if t := tree.DateTime(m.Header.Timestamp); !t.IsZero() {
+		mt = t
+	}
+	return int64(render.IndentSize(m.Header.Raw)), mt, nil
+}
+
 // infoFile is info.json.
 type infoFile struct{ inSession }
 

@@ -14,7 +14,18 @@ import (
 type sessionRef struct {
 	v             *View
 	project, name string
+	// base is inoBase, hashed once for the session folder and the values
+	// below it (0: not hashed yet).
+	base names.Hash
 }
+
+// newSessionRef names a session, its numbers' base hashed once.
+func newSessionRef(v *View, project, name string) sessionRef {
+	return sessionRef{v, project, name, sessionBase(project, name)}
+}
+
+// sessionBase is the hash every number of a session's views starts with.
+func sessionBase(project, name string) names.Hash { return names.Seed.With("s", project, name) }
 
 // scope is the session's: every view of it shows its file's owner.
 func (s sessionRef) scope() Scope { return Scope{s.project, s.name} }
@@ -45,6 +56,11 @@ func (s sessionRef) leaf() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.leafOf(f)
+}
+
+// leafOf is leaf, of the index's version f of the file.
+func (s sessionRef) leafOf(f *sessions.File) (string, error) {
 	if leaf, ok := s.v.cache.ParsedLeaf(f); ok {
 		return leaf, nil
 	}
@@ -52,7 +68,7 @@ func (s sessionRef) leaf() (string, error) {
 		return t.Leaf, nil
 	}
 	var leaf string
-	err = s.with(func(ss *session) error { leaf = ss.Tree.LeafID(); return nil })
+	err := s.with(func(ss *session) error { leaf = ss.Tree.LeafID(); return nil })
 	return leaf, err
 }
 
@@ -60,7 +76,12 @@ func (s sessionRef) leaf() (string, error) {
 func (s sessionRef) ino(parts ...string) uint64 { return s.inoBase().With(parts...).Ino() }
 
 // inoBase is the hash every view of this session starts with.
-func (s sessionRef) inoBase() names.Hash { return names.Seed.With("s", s.project, s.name) }
+func (s sessionRef) inoBase() names.Hash {
+	if s.base != 0 {
+		return s.base
+	}
+	return sessionBase(s.project, s.name)
+}
 
 // render returns a rendering of the session, made once per version, and the
 // session's latest activity.
@@ -218,6 +239,11 @@ func (s sessionRef) parent() (*sessions.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.parentOf(f)
+}
+
+// parentOf is parent, of the index's version f of the file.
+func (s sessionRef) parentOf(f *sessions.File) (*sessions.File, error) {
 	if f.Header == nil || len(f.Header.ParentSession) == 0 {
 		return nil, ErrNotFound
 	}

@@ -68,7 +68,7 @@ func TestSizeBeforeContent(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			s := sessionRef{v, p, f.Name}
+			s := newSessionRef(v, p, f.Name)
 			var ids []string
 			err := s.with(func(ss *session) error {
 				for _, e := range ss.Tree.Entries() {

@@ -14,7 +14,7 @@ import (
 // again.
 func TestSizesKeptWithVersion(t *testing.T) {
 	v, proj := costStore(t, 0, 50)
-	s := sessionRef{v, proj, "big"}
+	s := newSessionRef(v, proj, "big")
 	f := newContextFile(s, "", false)
 	n, _, err := f.size()
 	if err != nil {

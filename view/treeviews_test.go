@@ -33,7 +33,7 @@ func treeViewFiles(s sessionRef) map[string]interface {
 // once.
 func TestTreeViewSizesCountedTogether(t *testing.T) {
 	v, proj := costStore(t, 0, 400)
-	s := sessionRef{v, proj, "big"}
+	s := newSessionRef(v, proj, "big")
 	files := treeViewFiles(s)
 	for name, f := range files {
 		if _, _, ok := f.knownSize(); ok {

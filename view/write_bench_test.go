@@ -18,7 +18,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p", "s.jsonl"), []byte(`{"type":"session","version":3,"id":"s","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}`+"\n"), 0o644)
 	v := New(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	c := appendControl(sessionRef{v, "p", "s"})
+	c := appendControl(newSessionRef(v, "p", "s"))
 	pad := strings.Repeat("y", 480)
 	var batch [][]byte
 	for i := 0; i < 250; i++ {

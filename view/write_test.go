@@ -28,7 +28,7 @@ func v1Store(t *testing.T) (sessionRef, string) {
 	path := filepath.Join(dir, "p", "s.jsonl")
 	os.WriteFile(path, data, 0o644)
 	v := New(Options{SessionsDir: dir, CacheBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return sessionRef{v, "p", "s"}, path
+	return newSessionRef(v, "p", "s"), path
 }
 
 // otherWriter appends a version 1 line, as an old pi still writing would.

@@ -2,6 +2,8 @@ package jsjson
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -86,40 +88,53 @@ func isNumberByte(c byte) bool {
 func canonicalString(v []byte, i int) (end int, ok bool) {
 	i++
 	run := i
-	for i < len(v) {
-		c := v[i]
-		switch {
+	for {
+		// A word at a time to the next quote, backslash or control
+		// character (special8 tells the first exactly), then byte by
+		// byte for the last few.
+		for i+8 <= len(v) {
+			if m := special8(binary.LittleEndian.Uint64(v[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto found
+			}
+			i += 8
+		}
+		for i < len(v) && v[i] >= 0x20 && v[i] != '"' && v[i] != '\\' {
+			i++
+		}
+		if i >= len(v) {
+			return 0, false
+		}
+	found:
+		switch c := v[i]; {
 		case c == '"':
 			return i + 1, utf8.Valid(v[run:i])
 		case c < 0x20:
 			return 0, false
-		case c == '\\':
-			if !utf8.Valid(v[run:i]) || i+1 >= len(v) {
-				return 0, false
-			}
-			switch v[i+1] {
-			case '"', '\\', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				// Only a control character without a short escape,
-				// in lowercase hex.
-				if i+5 >= len(v) || v[i+2] != '0' || v[i+3] != '0' || (v[i+4] != '0' && v[i+4] != '1') || !isLowerHex(v[i+5]) {
-					return 0, false
-				}
-				switch (v[i+4]-'0')<<4 | hexVal(v[i+5]) {
-				case 0x08, 0x09, 0x0a, 0x0c, 0x0d:
-					return 0, false
-				}
-				i += 6
-			default:
-				return 0, false
-			}
-			run = i
-		default:
-			i++
 		}
+		// A backslash.
+		if !utf8.Valid(v[run:i]) || i+1 >= len(v) {
+			return 0, false
+		}
+		switch v[i+1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			// Only a control character without a short escape,
+			// in lowercase hex.
+			if i+5 >= len(v) || v[i+2] != '0' || v[i+3] != '0' || (v[i+4] != '0' && v[i+4] != '1') || !isLowerHex(v[i+5]) {
+				return 0, false
+			}
+			switch (v[i+4]-'0')<<4 | hexVal(v[i+5]) {
+			case 0x08, 0x09, 0x0a, 0x0c, 0x0d:
+				return 0, false
+			}
+			i += 6
+		default:
+			return 0, false
+		}
+		run = i
 	}
-	return 0, false
 }
 
 func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
