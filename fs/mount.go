@@ -20,7 +20,9 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/nodes"
+	"github.com/pifs/pifs/search"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/tree"
 	"github.com/pifs/pifs/view"
 )
 
@@ -66,6 +68,11 @@ type Options struct {
 	// is kept across mounts, one file per store (see DiskCacheBytes); a
 	// new mount of an unchanged store reads the files from there.
 	CacheDir string
+	// SearchDir, when set, is where the store's full-text index is kept
+	// across mounts (search/, by-file/; see package search), usually
+	// CacheDir; "" mounts without one. Its memory (SQLite's page caches,
+	// the builder's batch) comes out of CacheBytes.
+	SearchDir string
 	// PollInterval, when set, makes the watcher poll the store at this
 	// interval for changes made by other machines, besides taking the
 	// kernel's change events for those made on this one; it polls anyway
@@ -103,6 +110,7 @@ type FS struct {
 	root       *nodes.Root
 	watcher    *sessions.Watcher
 	cache      *persist.Cache // nil: none
+	search     *search.Index  // nil: none
 	logger     *slog.Logger
 	// mounted is set once server is: the watcher notifies only then.
 	mounted atomic.Bool
@@ -279,12 +287,16 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,
 			Log: func(msg string) { o.Logger.Warn(msg) }})
 	}
+	idx := openSearch(o, store, &inMemory)
 	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, Shared: o.AllowOther, CacheBytes: inMemory,
-		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home, TxnBytes: o.TxnBytes})
+		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home, TxnBytes: o.TxnBytes, Search: idx})
 	v.Index().Keep(cache)
 	v.AddStats("persist", func() any { return cache.Stats() })
+	if idx != nil {
+		v.AddStats("search", func() any { return idx.Stats() })
+	}
 	root := nodes.NewRoot(v, o.Logger)
-	f := &FS{Mountpoint: mountpoint, view: v, root: root, cache: cache, logger: o.Logger}
+	f := &FS{Mountpoint: mountpoint, view: v, root: root, cache: cache, search: idx, logger: o.Logger}
 	// The watcher starts first, so that it watches every folder the
 	// index reads from its first request on.
 	f.watcher = v.Index().Watch(sessions.WatchOptions{
@@ -296,6 +308,9 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	if err != nil {
 		f.watcher.Stop()
 		cache.Close()
+		if idx != nil {
+			idx.Close()
+		}
 		// The checks above saw no mount here: a pifs mount now is ours.
 		if m, ok := mountAt(canonical(mountpoint)); ok && m.FSType == "fuse."+Name {
 			detach(m.Point)
@@ -308,6 +323,11 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 	f.stop = make(chan struct{})
 	go f.deliver()
 	v.Notifying()
+	if idx != nil {
+		// The index catches up with the store in the background, at a
+		// low priority; the watcher tells it of each change from now on.
+		idx.Start(v.Index())
+	}
 	if missing {
 		o.Logger.Info(fmt.Sprintf("the sessions directory %s does not exist yet: mounted empty, waiting for it", store))
 	}
@@ -414,6 +434,9 @@ func (f *FS) apply(changes []sessions.Change) {
 	if !f.mounted.Load() {
 		return // not mounted yet: the kernel holds nothing
 	}
+	if f.search != nil {
+		f.search.Changed(changes)
+	}
 	f.applyMu.Lock()
 	defer f.applyMu.Unlock()
 	f.root.Apply(changes)
@@ -453,8 +476,56 @@ func (f *FS) stopped() {
 		if err := f.cache.Close(); err != nil {
 			f.logger.Warn(fmt.Sprintf("persistent cache %s: %v", f.cache.Path(), err))
 		}
+		if f.search != nil {
+			if err := f.search.Close(); err != nil {
+				f.logger.Warn(fmt.Sprintf("search index in %s: %v", f.searchDir(), err))
+			}
+		}
 	})
 }
+
+// openSearch opens the store's full-text index in o.SearchDir (nil when
+// there is none, or it cannot be opened: the mount goes on without it and
+// the log says why), and takes what it holds in memory from *budget.
+func openSearch(o Options, store string, budget *int64) *search.Index {
+	if o.SearchDir == "" {
+		return nil
+	}
+	// The builder's page cache is a 32nd of the budget (8 MiB of the
+	// default), between 2 and 32 MiB; the two connections of queries
+	// hold 2 MiB each, and the builder's batch of text 4 MiB.
+	cacheKiB := min(max(o.CacheBytes/32>>10, 2<<10), 32<<10)
+	const batch = 4 << 20
+	idx, err := search.Open(search.Options{Dir: o.SearchDir, Store: store, Touches: touches,
+		CacheKiB: int(cacheKiB), BatchBytes: batch, Log: func(msg string) { o.Logger.Warn(msg) }})
+	if err != nil {
+		hint := "check the folder, or mount with --index none"
+		if errors.Is(err, search.ErrInUse) {
+			hint = "another mount of this store keeps it; unmount it, or give this one --index DIR"
+		}
+		o.Logger.Warn(fmt.Sprintf("search index in %s: %v: search/ and by-file/ are off for this mount (%s)", o.SearchDir, err, hint))
+		return nil
+	}
+	*budget -= cacheKiB<<10 + 4<<20 + batch
+	return idx
+}
+
+// touches is what the index keeps of an entry's tool calls: the files
+// they read, wrote and edited, as files.txt counts them.
+func touches(e *sessions.Entry, cwd string) []search.Touch {
+	ts := tree.Touches(e, cwd)
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]search.Touch, len(ts))
+	for i, t := range ts {
+		out[i] = search.Touch{Path: t.Path, Op: t.Op}
+	}
+	return out
+}
+
+// searchDir is the folder of the mount's search index.
+func (f *FS) searchDir() string { return filepath.Dir(f.search.Path()) }
 
 // buildID names this build of pifs for the persistent cache: facts that
 // another build took (its parser, its renderings may differ) are not

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/events"
+	"github.com/pifs/pifs/search"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 	// SpillDir is where a transaction past 1 MiB is kept, in a file
 	// that has no name ("": os.TempDir()).
 	SpillDir string
+	// Search is the store's full-text index, which search/ and by-file/
+	// ask (nil: none; those folders say so).
+	Search *search.Index
 }
 
 // View is what a mount of one store shows.

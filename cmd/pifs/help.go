@@ -39,7 +39,7 @@ Flags:
 const helpTail = `
 Mount options (-o, comma-separated, as in fstab):
   ro, allow_other, nonempty, debug, verbose, foreground, cache_size=SIZE,
-  cache_dir=DIR, log_file=FILE, pid_file=FILE, sessions_dir=DIR,
+  cache_dir=DIR, index=DIR, log_file=FILE, pid_file=FILE, sessions_dir=DIR,
   poll=INTERVAL: as the flags of the same name; noevents: poll without
   change events; default_permissions, noatime, nosuid, nodev, noexec,
   max_read=N and the like go to the kernel; fstab-only ones (defaults,

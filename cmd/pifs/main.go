@@ -86,6 +86,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 		mountOpts   = flags.StringArrayP("options", "o", nil, "mount `OPTIONS`, comma-separated, fstab style (see below)")
 		cacheSize   = flags.String("cache-size", "256MiB", "memory pifs may keep for parsed sessions, a `SIZE`\nlike 256MiB, 1GiB, 500M or bytes")
 		cacheDir    = flags.String("cache-dir", "", "keep what pifs learns of the store's files in `DIR`\nacross mounts, in an eighth of --cache-size (default\n$XDG_CACHE_HOME/pifs or ~/.cache/pifs; none: keep nothing)")
+		index       = flags.String("index", "", "keep the full-text index of search/ and by-file/ in\n`DIR` (default: the --cache-dir; none: no index, and those\nfolders say so)")
 		logFile     = flags.String("log-file", "", "append the log to `FILE` (default: stderr; with --daemon\n$XDG_STATE_HOME/pifs/pifs.log or ~/.local/state/pifs/pifs.log)")
 		verbose     = flags.CountP("verbose", "v", "log more: debug detail (start-up, unmount and warnings\nare always logged)")
 		debug       = flags.Bool("debug", false, "log every FUSE request (implies -v)")
@@ -113,6 +114,7 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 	cfg.mount = fs.Options{ReadOnly: *readOnly, AllowOther: *allowOther, NonEmpty: *nonEmpty, Debug: *debug}
 	size := *cacheSize
 	diskCache := *cacheDir
+	indexDir := *index
 	dir := *sessionsDir
 	pollEvery := *poll
 	// pifs's own -o options; the rest go to package mount.
@@ -125,6 +127,8 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 				size = val
 			case key == "cache_dir" && hasVal:
 				diskCache = val
+			case key == "index" && hasVal:
+				indexDir = val
 			case key == "log_file" && hasVal:
 				cfg.logFile = val
 			case key == "pid_file" && hasVal:
@@ -215,6 +219,15 @@ func parseArgs(args []string, stdout io.Writer) (cfg config, done bool, err erro
 		cfg.mount.CacheDir = defaultCacheDir()
 	default:
 		if cfg.mount.CacheDir, err = filepath.Abs(diskCache); err != nil {
+			return cfg, false, err
+		}
+	}
+	switch indexDir {
+	case "none":
+	case "":
+		cfg.mount.SearchDir = cfg.mount.CacheDir
+	default:
+		if cfg.mount.SearchDir, err = filepath.Abs(indexDir); err != nil {
 			return cfg, false, err
 		}
 	}
