@@ -491,13 +491,8 @@ func openSearch(o Options, store string, budget *int64) *search.Index {
 	if o.SearchDir == "" {
 		return nil
 	}
-	// The builder's page cache is a 32nd of the budget (8 MiB of the
-	// default), between 2 and 32 MiB; the two connections of queries
-	// hold 2 MiB each, and the builder's batch of text 4 MiB.
-	cacheKiB := min(max(o.CacheBytes/32>>10, 2<<10), 32<<10)
-	const batch = 4 << 20
 	idx, err := search.Open(search.Options{Dir: o.SearchDir, Store: store, Touches: touches,
-		CacheKiB: int(cacheKiB), BatchBytes: batch, Log: func(msg string) { o.Logger.Warn(msg) }})
+		CacheKiB: int(searchCacheKiB(o.CacheBytes)), Log: func(msg string) { o.Logger.Warn(msg) }})
 	if err != nil {
 		hint := "check the folder, or mount with --index none"
 		if errors.Is(err, search.ErrInUse) {
@@ -506,9 +501,20 @@ func openSearch(o Options, store string, budget *int64) *search.Index {
 		o.Logger.Warn(fmt.Sprintf("search index in %s: %v: search/ and by-file/ are off for this mount (%s)", o.SearchDir, err, hint))
 		return nil
 	}
-	*budget -= cacheKiB<<10 + 4<<20 + batch
+	*budget -= SearchBytes(o.CacheBytes)
 	return idx
 }
+
+// searchCacheKiB is the search index builder's page cache for a memory
+// budget: a 32nd of it (8 MiB of the default), between 2 and 32 MiB.
+func searchCacheKiB(budget int64) int64 { return min(max(budget/32>>10, 2<<10), 32<<10) }
+
+// SearchBytes is the part of a memory budget set aside for what the
+// search index holds outside the Go heap, in SQLite: the builder's page
+// cache, the two query connections' (2 MiB each) and FTS5's pending terms
+// and work (4 MiB). Its rows and batch, in the Go heap, count against
+// the cache's budget as they are held (view.Options.Search).
+func SearchBytes(budget int64) int64 { return searchCacheKiB(budget)<<10 + 8<<20 }
 
 // touches is what the index keeps of an entry's tool calls: the files
 // they read, wrote and edited, as files.txt counts them.

@@ -123,12 +123,23 @@ func New(o Options) *View {
 			}
 			v.out.putNotices(notices...)
 		},
-		Others:     v.usage.held.Load,
+		Others:     v.othersHeld,
 		Shown:      validSessionName,
 		WalkGap:    v.walk.gapTime,
 		ShowsTimes: func(key string) bool { return key == infoName },
 	})
 	return v
+}
+
+// othersHeld is what the views and the search index hold outside the
+// cache that the budget covers: the usage reports' records, the index's
+// rows.
+func (v *View) othersHeld() int64 {
+	n := v.usage.held.Load()
+	if v.opts.Search != nil {
+		n += v.opts.Search.Held()
+	}
+	return n
 }
 
 // Index is the store's index, which the watcher keeps current.

@@ -48,7 +48,11 @@ func serve(cfg config, ready *os.File) int {
 			return fail(ready, logFile, exitError, err)
 		}
 	}
-	cfg.mount.Parsed = newMemory(cfg.cacheBytes).parsed
+	heap := cfg.cacheBytes
+	if cfg.mount.SearchDir != "" {
+		heap -= fs.SearchBytes(heap) // SQLite's memory is not the Go heap's
+	}
+	cfg.mount.Parsed = newMemory(heap).parsed
 	spareProc()
 	m, err := fs.Mount(cfg.mountpoint, cfg.mount)
 	if err != nil {
