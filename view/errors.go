@@ -2,12 +2,12 @@ package view
 
 import (
 	"errors"
-	"fmt"
 	iofs "io/fs"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/pifs/pifs/internal/txn"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -25,8 +25,9 @@ var (
 	// ErrBusy: a version 1 or 2 session kept changing while pifs
 	// migrated it before a write.
 	ErrBusy = errors.New("session busy")
-	// ErrTooLong: a line written to a control is longer than pifs buffers.
-	ErrTooLong = errors.New("line too long")
+	// ErrTooLong: a line written to a control is longer than pifs
+	// buffers, or a transaction passes its bound (package txn).
+	ErrTooLong = txn.ErrTooLong
 	// ErrNotPermitted: a change no file of the mount takes (chmod, chown).
 	ErrNotPermitted = errors.New("operation not permitted")
 )
@@ -60,20 +61,11 @@ func Kind(err error) error {
 	return nil
 }
 
-// refusal is a refused write: the sentence that says why and what to do
-// instead (for the session's errors file and the log), and the sentinel
-// that gives the errno.
-type refusal struct {
-	kind error
-	msg  string
-}
-
-func (e *refusal) Error() string { return e.msg }
-func (e *refusal) Unwrap() error { return e.kind }
-
-// refuse makes a refusal; format must say what is wrong and what to do.
+// refuse makes a refusal (a txn.Refusal: the sentence for the session's
+// errors file and the log, and the sentinel that gives the errno); format
+// must say what is wrong and what to do.
 func refuse(kind error, format string, args ...any) error {
-	return &refusal{kind, fmt.Sprintf(format, args...)}
+	return txn.Refuse(kind, format, args...)
 }
 
 // refusals keeps why recent writes to each session were refused: the
