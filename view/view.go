@@ -103,7 +103,7 @@ func New(o Options) *View {
 		o.Home, _ = os.UserHomeDir()
 	}
 	v := &View{opts: o, log: o.Logger, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		x: sessions.NewIndex(o.SessionsDir), out: newOutbox(), trash: &trashState{dir: o.SessionsDir}}
+		x: sessions.NewIndex(o.SessionsDir), out: newOutbox(), trash: sessions.NewTrashList(o.SessionsDir, validTrashName)}
 	v.events = events.NewHub(v.x)
 	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
 	v.cache = cache.New(v.x, cache.Options{
