@@ -7,14 +7,10 @@ import (
 
 	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/names"
-	"github.com/pifs/pifs/sessions"
 )
 
 // trashDir is trash/.
 type trashDir struct{ inRoot }
-
-// trashState is the trash as the mount shows it (see sessions.TrashList).
-type trashState = sessions.TrashList
 
 // trash/ at the root: the pi sessions of this store that are in the user's
 // trash (the freedesktop.org Trash Specification, as trash-cli and file
