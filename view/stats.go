@@ -62,7 +62,7 @@ func (v *View) stats() []byte {
 	o.Raw("view", counters(counts{
 		Listings:        v.listings.Load(),
 		Lookups:         v.lookups.Load(),
-		ListedNamesOnly: v.walk.alone.Load(),
+		ListedNamesOnly: v.walk.Alone.Load(),
 		Scanned:         v.usage.scanned.Load(),
 		Sights:          v.sighted.Load(),
 		TreeCounts:      v.treeCounts.Load(),

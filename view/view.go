@@ -105,7 +105,7 @@ func New(o Options) *View {
 	v := &View{opts: o, log: o.Logger, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
 		x: sessions.NewIndex(o.SessionsDir), out: newOutbox(), trash: sessions.NewTrashList(o.SessionsDir, validTrashName)}
 	v.events = events.NewHub(v.x)
-	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
+	v.walk.Gap, v.walk.Hold = o.WalkGap, o.WalkHold
 	v.cache = cache.New(v.x, cache.Options{
 		Budget: o.CacheBytes,
 		Parsed: o.Parsed,
@@ -121,7 +121,7 @@ func New(o Options) *View {
 		},
 		Others:     v.usage.held.Load,
 		Shown:      validSessionName,
-		WalkGap:    v.walk.gapTime,
+		WalkGap:    v.walk.GapTime,
 		ShowsTimes: func(key string) bool { return key == infoName },
 	})
 	return v
