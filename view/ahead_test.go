@@ -88,7 +88,7 @@ func TestUsageForWalk(t *testing.T) {
 	// Without a walk: every session is scanned.
 	v := aheadStore(t, projects, n)
 	want := files(t, v)
-	if got := v.usage.scanned.Load(); got != 3*n {
+	if got := v.usage.Scanned.Load(); got != 3*n {
 		t.Errorf("without a walk, %d sessions scanned, want %d", got, 3*n)
 	}
 
@@ -125,7 +125,7 @@ func TestUsageForWalk(t *testing.T) {
 				}
 				scanned += int64(n - tc.parsed[i])
 			}
-			if got := v.usage.scanned.Load(); got != scanned {
+			if got := v.usage.Scanned.Load(); got != scanned {
 				t.Errorf("%d sessions scanned, want %d", got, scanned)
 			}
 		})

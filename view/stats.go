@@ -60,7 +60,7 @@ func (v *View) stats() []byte {
 		Listings:        v.listings.Load(),
 		Lookups:         v.lookups.Load(),
 		ListedNamesOnly: v.walk.Alone.Load(),
-		Scanned:         v.usage.scanned.Load(),
+		Scanned:         v.usage.Scanned.Load(),
 		Sights:          v.sighted.Load(),
 		TreeCounts:      v.treeCounts.Load(),
 		TxnHeld:         v.txnPeak.Load(),

@@ -152,26 +152,26 @@ func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time
 			continue
 		}
 		seen[f.Path] = true
-		if c.get(f) != nil {
+		if _, ok := c.Get(f); ok {
 			continue
 		}
 		if x, ok := usage.KeptFacts(f); ok {
-			c.put(f, &usageOf{file: f, facts: x})
+			c.Put(f, x)
 			continue
 		}
 		missing = append(missing, f)
 	}
-	c.scan(v.forWalk(v.fromParsed(missing)))
+	c.Scan(v.forWalk(v.fromParsed(missing)))
 	for _, f := range files {
 		if !seen[f.Path] {
 			continue
 		}
-		u := c.get(f)
-		if u == nil {
+		x, ok := c.Get(f)
+		if !ok {
 			continue // gone or unreadable meanwhile: the next change says
 		}
-		s := usage.NewSession(f.Project, f.Path, f.Header, u.facts.Name, u.facts.Records)
-		s.Tools = u.facts.Tools
+		s := usage.NewSession(f.Project, f.Path, f.Header, x.Name, x.Records)
+		s.Tools = x.Tools
 		list = append(list, s)
 		kept = append(kept, f)
 		mt := time.Unix(0, f.Sig.Mtime)
@@ -181,14 +181,7 @@ func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time
 			}
 		}
 	}
-	c.recMu.Lock()
-	for p, u := range c.byPath {
-		if !seen[p] {
-			c.held.Add(-u.bytes())
-			delete(c.byPath, p)
-		}
-	}
-	c.recMu.Unlock()
+	c.Only(seen)
 	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
 	c.list, c.files, c.bySight = list, kept, nil
 	return c.reports, c.mtime, nil

@@ -119,7 +119,7 @@ func New(o Options) *View {
 			}
 			v.out.putNotices(notices...)
 		},
-		Others:     v.usage.held.Load,
+		Others:     v.usage.Held.Load,
 		Shown:      validSessionName,
 		WalkGap:    v.walk.GapTime,
 		ShowsTimes: func(key string) bool { return key == infoName },
