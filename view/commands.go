@@ -36,7 +36,7 @@ func nameControl(s sessionRef) sessionControl[[]byte] {
 // first entry.
 func leafControl(s sessionRef) sessionControl[[]byte] {
 	return sessionControl[[]byte]{s, leafName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
-		return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.Tree, b, ref) })
+		return b.LeafLine(line, func(ref string) (string, bool) { return ss.Tree.ResolveShown(b, ref) })
 	}}
 }
 
@@ -219,7 +219,7 @@ func (c forkControl) plan(who Caller, ss *session, line []byte, taken map[string
 	if req.From == "" {
 		out = ss.Tree.ForkLines(id, ts, cwd, ss.Path)
 	} else {
-		at, ok := resolveRef(ss.Tree, nil, req.From)
+		at, ok := ss.Tree.ResolveShown(nil, req.From)
 		if !ok {
 			return newSession{}, refuse(ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
 		}
