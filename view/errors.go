@@ -3,9 +3,6 @@ package view
 import (
 	"errors"
 	iofs "io/fs"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/pifs/pifs/internal/txn"
 	"github.com/pifs/pifs/sessions"
@@ -68,35 +65,7 @@ func refuse(kind error, format string, args ...any) error {
 	return txn.Refuse(kind, format, args...)
 }
 
-// refusals keeps why recent writes to each session were refused: the
-// session's errors file.
-type refusals struct {
-	mu    sync.Mutex
-	lines map[string][]string // by session file path, oldest first
-	last  map[string]time.Time
-}
-
-// keepRefusals is how many lines an errors file keeps.
-const keepRefusals = 100
-
-func (rs *refusals) add(path, msg string) {
-	now := time.Now()
-	line := sessions.Now() + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.lines == nil {
-		rs.lines, rs.last = map[string][]string{}, map[string]time.Time{}
-	}
-	l := append(rs.lines[path], line)
-	if len(l) > keepRefusals {
-		l = append([]string(nil), l[len(l)-keepRefusals:]...)
-	}
-	rs.lines[path] = l
-	rs.last[path] = now
-}
-
-func (rs *refusals) get(path string) ([]byte, time.Time) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return []byte(strings.Join(rs.lines[path], "")), rs.last[path]
-}
+// refusals keeps why recent writes to each session were refused (the
+// session's errors file, by "project/session"), and imports into each
+// project (by "project/").
+type refusals = txn.Refusals
