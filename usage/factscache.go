@@ -3,6 +3,7 @@ package usage
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
@@ -87,4 +88,55 @@ func (c *FactsCache) Only(paths map[string]bool) {
 			delete(c.byPath, p)
 		}
 	}
+}
+
+// Sessions are the sessions of files as the reports take them, from
+// their facts: those held for the files' versions, those kept with the
+// files (KeptFacts), and the others' as read gives them: read takes the
+// files whose facts are missing, may record some itself (Keep), and
+// returns the rest, which are scanned. kept are the files of the
+// sessions, in order: a file gone or unreadable meanwhile is left out.
+// The facts of every session not in files are dropped.
+func (c *FactsCache) Sessions(files []*sessions.File, read func(missing []*sessions.File) (rest []*sessions.File)) (list []Session, kept []*sessions.File) {
+	seen := make(map[string]bool, len(files))
+	var missing []*sessions.File
+	for _, f := range files {
+		seen[f.Path] = true
+		if _, ok := c.Get(f); ok {
+			continue
+		}
+		if x, ok := KeptFacts(f); ok {
+			c.Put(f, x)
+			continue
+		}
+		missing = append(missing, f)
+	}
+	c.Scan(read(missing))
+	list = make([]Session, 0, len(files))
+	for _, f := range files {
+		x, ok := c.Get(f)
+		if !ok {
+			continue // gone or unreadable meanwhile: the next change says
+		}
+		s := NewSession(f.Project, f.Path, f.Header, x.Name, x.Records)
+		s.Tools = x.Tools
+		list = append(list, s)
+		kept = append(kept, f)
+	}
+	c.Only(seen)
+	return list, kept
+}
+
+// Mtimes is the newest mtime of files by project, and ("") of them all.
+func Mtimes(files []*sessions.File) map[string]time.Time {
+	mt := map[string]time.Time{}
+	for _, f := range files {
+		t := time.Unix(0, f.Sig.Mtime)
+		for _, scope := range []string{"", f.Project} {
+			if t.After(mt[scope]) {
+				mt[scope] = t
+			}
+		}
+	}
+	return mt
 }

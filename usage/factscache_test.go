@@ -1,9 +1,12 @@
 package usage
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pifs/pifs/sessions"
 )
@@ -74,5 +77,69 @@ func TestFactsCache(t *testing.T) {
 	}
 	if want := xb.Bytes() + 64; c.Held.Load() != want {
 		t.Errorf("held %d after a was dropped, want %d", c.Held.Load(), want)
+	}
+}
+
+// TestFactsSessions: the sessions of files are made from the facts held
+// for their versions, else those read gives (read told only the missing
+// ones, its rest scanned); a file that cannot be read is left out; the
+// facts of sessions not among the files are dropped. Mtimes is the
+// newest file of each project and of all.
+func TestFactsSessions(t *testing.T) {
+	dir := t.TempDir()
+	const head = `{"type":"session","version":3,"id":"ID","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}` + "\n"
+	const msg = `{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"assistant","provider":"p","model":"m1","usage":{"input":1,"output":2,"cost":{"total":0.5}}}}` + "\n"
+	var files []*sessions.File
+	x := sessions.NewIndex(dir)
+	for i, p := range []string{"--p--/a", "--p--/b", "--q--/c", "--q--/d"} {
+		path := filepath.Join(dir, p+".jsonl")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(head+msg), 0o644)
+		mt := time.Unix(1000+int64(i), 0)
+		os.Chtimes(path, mt, mt)
+	}
+	for _, p := range []string{"--p--/a", "--p--/b", "--q--/c", "--q--/d"} {
+		project, name, _ := strings.Cut(p, "/")
+		f, err := x.Lookup(project, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	var c FactsCache
+	c.Scan(files[:1]) // a is held
+	c.Scan(files[3:]) // d is held, but is not among the files below
+	os.Remove(files[2].Path)
+	var asked []string
+	list, kept := c.Sessions(files[:3], func(missing []*sessions.File) []*sessions.File {
+		for _, f := range missing {
+			asked = append(asked, f.Name)
+		}
+		l, err := sessions.Open(missing[0].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Keep(missing[0], l.Entries, "")
+		return missing[1:]
+	})
+	if fmt.Sprint(asked) != "[b c]" {
+		t.Errorf("read asked for %v, want [b c]", asked)
+	}
+	var names []string
+	for i, s := range list {
+		names = append(names, s.Project+"/"+kept[i].Name)
+	}
+	if fmt.Sprint(names) != "[--p--/a --p--/b]" || len(kept) != 2 {
+		t.Errorf("sessions %v", names)
+	}
+	if c.Scanned.Load() != 3 {
+		t.Errorf("%d scanned: a, d, and c (unreadable); want 3", c.Scanned.Load())
+	}
+	if _, ok := c.Get(files[3]); ok {
+		t.Error("d's facts kept though d is not among the files")
+	}
+	mt := Mtimes(files)
+	if mt[""].Unix() != 1003 || mt["--p--"].Unix() != 1001 || mt["--q--"].Unix() != 1003 {
+		t.Errorf("mtimes %v", mt)
 	}
 }
