@@ -52,7 +52,7 @@ type Options struct {
 	// in the paths of tool calls (tree.txt); "" for none.
 	Home string
 	// TxnBytes bounds a transaction: what is written through one open
-	// control, and the entries it makes (0: 256 MiB, see maxTxn).
+	// control, and the entries it makes (0: 256 MiB, see txn.MaxBytes).
 	TxnBytes int64
 	// SpillDir is where a transaction past 1 MiB is kept, in a file
 	// that has no name ("": os.TempDir()).
