@@ -1,14 +1,6 @@
 package view
 
-import (
-	"errors"
-	iofs "io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/pifs/pifs/internal/access"
-)
+import "github.com/pifs/pifs/internal/access"
 
 // What a caller may do to the store through the mount, checked against
 // the store's files and folders as the kernel would check the caller's own
@@ -17,115 +9,30 @@ import (
 // searchDown checks that w may search every folder from the store down
 // to dir, both included; dir must be the store or inside it.
 func (v *View) searchDown(w access.Who, dir string) error {
-	store := filepath.Clean(v.opts.SessionsDir)
-	rel, err := filepath.Rel(store, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return access.Errorf("%s is outside the sessions directory %s", dir, store)
-	}
-	p := store
-	parts := []string{}
-	if rel != "." {
-		parts = strings.Split(rel, "/")
-	}
-	for i := 0; ; i++ {
-		o, err := access.LstatOwner(p)
-		if err != nil {
-			return err
-		}
-		if !w.Allows(o, access.Search) {
-			return access.Errorf("user %d may not search %s (mode %04o, owner %d:%d)", w.Uid, p, o.Perm, o.Uid, o.Gid)
-		}
-		if i == len(parts) {
-			return nil
-		}
-		p = filepath.Join(p, parts[i])
-	}
+	return access.SearchDown(w, v.opts.SessionsDir, dir)
 }
 
 // mayCreateIn checks that caller c may create a file in dir of the store
 // (made first when it is not there): it returns the folders that must be
 // made, outermost first.
 func (v *View) mayCreateIn(c Caller, dir string) ([]string, error) {
-	w := c.Who()
-	if !w.Root() && w.Uid != v.uid && v.uid != 0 {
-		return nil, access.Errorf("pifs runs as user %d and cannot create a file that belongs to user %d; mount the store as that user, or as root", v.uid, w.Uid)
-	}
-	dir = filepath.Clean(dir)
-	var missing []string
-	at := dir
-	for {
-		_, err := os.Lstat(at)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, iofs.ErrNotExist) {
-			return nil, err
-		}
-		missing = append([]string{at}, missing...)
-		parent := filepath.Dir(at)
-		if parent == at {
-			return nil, err
-		}
-		at = parent
-	}
-	if err := v.searchDown(w, at); err != nil {
-		return nil, err
-	}
-	// A folder of the store may be a link (another user may plant one in
-	// a store they may write): what counts is the folder it leads to, and
-	// every folder above that one.
-	real, err := filepath.EvalSymlinks(at)
-	if err != nil {
-		return nil, err
-	}
-	if real != at {
-		if err := access.SearchFromTop(w, real); err != nil {
-			return nil, err
-		}
-		at = real
-	}
-	o, err := access.LstatOwner(at)
-	if err != nil {
-		return nil, err
-	}
-	if !w.Allows(o, access.Write|access.Search) {
-		return nil, access.Errorf("user %d may not create files in %s (mode %04o, owner %d:%d): pifs creates for a user only what the user could create in the store", w.Uid, at, o.Perm, o.Uid, o.Gid)
-	}
-	return missing, nil
+	return access.MayCreateIn(c.Who(), v.uid, v.opts.SessionsDir, dir)
 }
 
 // mayAppend checks that caller c may write to the session file at path.
 func (v *View) mayAppend(c Caller, path string) error {
-	return v.mayOpen(c, path, access.Write, "write to")
+	return access.MayOpen(c.Who(), v.opts.SessionsDir, path, access.Write, "write to")
 }
 
 // mayReadFile checks that caller c may read the session file at path.
 func (v *View) mayReadFile(c Caller, path string) error {
-	return v.mayOpen(c, path, access.Read, "read")
+	return access.MayOpen(c.Who(), v.opts.SessionsDir, path, access.Read, "read")
 }
 
 // opener is a control that checks its caller's rights when it is opened
 // for writing.
 type opener interface {
 	mayOpen(c Caller) error
-}
-
-func (v *View) mayOpen(c Caller, path string, want uint32, what string) error {
-	w := c.Who()
-	if w.Root() {
-		return nil
-	}
-	if err := v.searchDown(w, filepath.Dir(path)); err != nil {
-		return err
-	}
-	o, err := access.LstatOwner(path)
-	if err != nil {
-		return err
-	}
-	if !w.Allows(o, want) {
-		return access.Errorf("user %d may not %s %s (mode %04o, owner %d:%d)", w.Uid, what, path, o.Perm, o.Uid, o.Gid)
-	}
-	return nil
 }
 
 // mayChange checks that caller c may append to the session's file.

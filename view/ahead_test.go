@@ -88,7 +88,7 @@ func TestUsageForWalk(t *testing.T) {
 	// Without a walk: every session is scanned.
 	v := aheadStore(t, projects, n)
 	want := files(t, v)
-	if got := v.usage.scanned.Load(); got != 3*n {
+	if got := v.usage.Scanned.Load(); got != 3*n {
 		t.Errorf("without a walk, %d sessions scanned, want %d", got, 3*n)
 	}
 
@@ -102,7 +102,7 @@ func TestUsageForWalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := aheadStore(t, projects, n)
-			v.walk.gap = time.Minute // one walk, however slow the machine
+			v.walk.Gap = time.Minute // one walk, however slow the machine
 			for _, p := range tc.listed {
 				if _, err := newProjectDir(v, p).list(); err != nil {
 					t.Fatal(err)
@@ -125,7 +125,7 @@ func TestUsageForWalk(t *testing.T) {
 				}
 				scanned += int64(n - tc.parsed[i])
 			}
-			if got := v.usage.scanned.Load(); got != scanned {
+			if got := v.usage.Scanned.Load(); got != scanned {
 				t.Errorf("%d sessions scanned, want %d", got, scanned)
 			}
 		})
@@ -141,7 +141,7 @@ func TestByNameForWalk(t *testing.T) {
 	projects := []string{"--home-u-p--", "--home-u-q--"}
 	build := func(t *testing.T) *View {
 		v := aheadStore(t, projects, n)
-		v.walk.gap = time.Minute
+		v.walk.Gap = time.Minute
 		for i := 0; i < n; i += 2 {
 			path := filepath.Join(v.opts.SessionsDir, projects[1], fmt.Sprintf("s%03d.jsonl", i))
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)

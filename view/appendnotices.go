@@ -123,7 +123,6 @@ func segmentNotices(t *tree.Tree, top []string, from int64, added []*sessions.En
 			out = append(out, Notice{path, do})
 		}
 	}
-	limit := t.Len() + 1
 	for _, e := range added {
 		n := t.Node(e.ID)
 		if e.ID == "" || n == nil || n.Entry != e {
@@ -145,13 +144,16 @@ func segmentNotices(t *tree.Tree, top []string, from int64, added []*sessions.En
 				add(Attrs, top)
 				continue
 			}
-			folder, depth, ok := segmentPath(x, limit)
+			firsts, depth, ok := t.SegmentFolder(x)
 			if !ok {
 				add(Refresh, top)
 				continue
 			}
-			path := append(top[:len(top):len(top)], folder...)
-			if oldVisible(x, from) == 1 {
+			path := top[:len(top):len(top)]
+			for _, id := range firsts {
+				path = append(path, names.Encode(id))
+			}
+			if x.VisibleBefore(from) == 1 {
 				add(Refresh, path)
 			} else {
 				add(Attrs, path)
@@ -164,60 +166,4 @@ func segmentNotices(t *tree.Tree, top []string, from int64, added []*sessions.En
 		}
 	}
 	return out
-}
-
-// segmentPath is the folder of tree/ that holds x's file, as the names of
-// the folders below tree/, and x's position on its root path. ok is false
-// when x shows in no folder (a leaf record without children) or the walk
-// up meets a parent cycle (more than limit steps).
-func segmentPath(x *tree.Node, limit int) (folder []string, pos int, ok bool) {
-	if x.IsLeafRecord() && len(x.Children) == 0 {
-		return nil, 0, false
-	}
-	steps := 0
-	for n := x; n != nil; n = n.Parent {
-		// n goes up to the first entry of its segment.
-		for n.Parent != nil && len(n.Parent.Visible()) == 1 {
-			n = n.Parent
-			if steps++; steps > limit {
-				return nil, 0, false
-			}
-		}
-		folder = append(folder, names.Encode(n.ID))
-		if n.Parent != nil {
-			if steps++; steps > limit {
-				return nil, 0, false
-			}
-		}
-	}
-	for i, j := 0, len(folder)-1; i < j; i, j = i+1, j-1 {
-		folder[i], folder[j] = folder[j], folder[i]
-	}
-	return folder, steps + 1, true
-}
-
-// oldVisible is how many children of x showed in tree/ before the entries
-// from the file offset from on were added: those written before, but leaf
-// records that had no children then.
-func oldVisible(x *tree.Node, from int64) int {
-	n := 0
-	for _, c := range x.Children {
-		if c.Offset >= from {
-			continue
-		}
-		if c.IsLeafRecord() && !hasOldChild(c, from) {
-			continue
-		}
-		n++
-	}
-	return n
-}
-
-func hasOldChild(x *tree.Node, from int64) bool {
-	for _, c := range x.Children {
-		if c.Offset < from {
-			return true
-		}
-	}
-	return false
 }

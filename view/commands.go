@@ -10,6 +10,7 @@ import (
 
 	"github.com/pifs/pifs/internal/access"
 	"github.com/pifs/pifs/internal/spill"
+	"github.com/pifs/pifs/internal/txn"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -35,7 +36,7 @@ func nameControl(s sessionRef) sessionControl[[]byte] {
 // first entry.
 func leafControl(s sessionRef) sessionControl[[]byte] {
 	return sessionControl[[]byte]{s, leafName, asIs, func(ss *session, b *tree.Builder, line []byte) error {
-		return b.LeafLine(line, func(ref string) (string, bool) { return resolveRef(ss.Tree, b, ref) })
+		return b.LeafLine(line, func(ref string) (string, bool) { return ss.Tree.ResolveShown(b, ref) })
 	}}
 }
 
@@ -132,9 +133,9 @@ func (v *View) sessionID(id string, taken map[string]bool) (string, error) {
 // forkControl is a session's fork: each line makes a new session from it.
 type forkControl struct{ s sessionRef }
 
-func (c forkControl) name() string { return forkName }
+func (c forkControl) Name() string { return forkName }
 
-func (c forkControl) refused(err error) { c.s.refused(err) }
+func (c forkControl) Refused(err error) { c.s.refused(err) }
 
 // mayOpen: a fork reads the session (where the copy goes is checked per
 // line).
@@ -146,10 +147,10 @@ func (c forkControl) mayOpen(who Caller) error {
 	return c.s.v.mayReadFile(who, f.Path)
 }
 
-// check plans the fork lines, after the transaction's earlier ones (the
+// Check plans the fork lines, after the transaction's earlier ones (the
 // session ids they take), creating nothing.
-func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
-	who := x.caller
+func (c forkControl) Check(x *Txn, state any, first int, lines [][]byte) (any, error) {
+	who := x.Caller
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -160,7 +161,7 @@ func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, e
 	err := c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		for i, l := range lines {
 			if _, err := c.plan(who, ss, l, taken); err != nil {
-				return lineError("fork", first+i+1, err)
+				return txn.LineError("fork", first+i+1, err)
 			}
 		}
 		return nil
@@ -168,18 +169,18 @@ func (c forkControl) check(x *Txn, state any, first int, lines [][]byte) (any, e
 	return taken, err
 }
 
-func (c forkControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
+func (c forkControl) Run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	if c.s.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	who := x.caller
+	who := x.Caller
 	var plans []newSession
 	err := c.s.v.withFreshSession(c.s.project, c.s.name, func(ss *session) error {
 		taken := map[string]bool{}
 		return lines.Each(func(i int, l []byte) error {
 			p, err := c.plan(who, ss, l, taken)
 			if err != nil {
-				return lineError("fork", i+1, err)
+				return txn.LineError("fork", i+1, err)
 			}
 			plans = append(plans, p)
 			return nil
@@ -218,7 +219,7 @@ func (c forkControl) plan(who Caller, ss *session, line []byte, taken map[string
 	if req.From == "" {
 		out = ss.Tree.ForkLines(id, ts, cwd, ss.Path)
 	} else {
-		at, ok := resolveRef(ss.Tree, nil, req.From)
+		at, ok := ss.Tree.ResolveShown(nil, req.From)
 		if !ok {
 			return newSession{}, refuse(ErrNotFound, `no entry or label %q; write an entry id (ls entries/), a label (ls labels/), or an empty line to copy the whole session`, req.From)
 		}
@@ -240,9 +241,9 @@ type newControl struct {
 	inProject // "" at the root
 }
 
-func (c newControl) name() string { return newName }
+func (c newControl) Name() string { return newName }
 
-func (c newControl) refused(err error) {
+func (c newControl) Refused(err error) {
 	where := "new"
 	if c.project != "" {
 		where = c.project + "/new"
@@ -250,10 +251,10 @@ func (c newControl) refused(err error) {
 	c.v.log.Warn(fmt.Sprintf("%s: write refused: %v", where, err))
 }
 
-// check plans the new lines, after the transaction's earlier ones,
+// Check plans the new lines, after the transaction's earlier ones,
 // creating nothing.
-func (c newControl) check(x *Txn, state any, first int, lines [][]byte) (any, error) {
-	who := x.caller
+func (c newControl) Check(x *Txn, state any, first int, lines [][]byte) (any, error) {
+	who := x.Caller
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -263,23 +264,23 @@ func (c newControl) check(x *Txn, state any, first int, lines [][]byte) (any, er
 	}
 	for i, l := range lines {
 		if _, err := c.plan(who, l, taken); err != nil {
-			return nil, lineError("new", first+i+1, err)
+			return nil, txn.LineError("new", first+i+1, err)
 		}
 	}
 	return taken, nil
 }
 
-func (c newControl) run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
+func (c newControl) Run(x *Txn, _ any, lines *spill.Lines) ([]byte, error) {
 	if c.v.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	who := x.caller
+	who := x.Caller
 	var plans []newSession
 	taken := map[string]bool{}
 	err := lines.Each(func(i int, l []byte) error {
 		p, err := c.plan(who, l, taken)
 		if err != nil {
-			return lineError("new", i+1, err)
+			return txn.LineError("new", i+1, err)
 		}
 		plans = append(plans, p)
 		return nil

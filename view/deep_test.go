@@ -27,19 +27,19 @@ func deepStore(t testing.TB) sessionControl[*tree.PreparedLine] {
 // runLines carries out lines through c as a transaction's commit does,
 // after checks that returned state (nil: none).
 func runLines(c sessionControl[*tree.PreparedLine], state any, lines ...[]byte) error {
-	x := &Txn{v: c.s.v}
-	sp := x.newSpill()
+	x := c.s.v.newTxn(nil, c, Caller{})
+	sp := x.NewSpill()
 	defer sp.Close()
 	for _, l := range lines {
 		sp.Add(l)
 	}
-	_, err := c.run(x, state, sp)
+	_, err := c.Run(x, state, sp)
 	return err
 }
 
 // checkLines checks lines through c as a transaction's write does.
 func checkLines(c sessionControl[*tree.PreparedLine], lines ...[]byte) (any, error) {
-	return c.check(&Txn{v: c.s.v}, nil, 0, lines)
+	return c.Check(c.s.v.newTxn(nil, c, Caller{}), nil, 0, lines)
 }
 
 func benchDeep(b *testing.B, depth int) {

@@ -2,12 +2,9 @@ package view
 
 import (
 	"errors"
-	"fmt"
 	iofs "io/fs"
-	"strings"
-	"sync"
-	"time"
 
+	"github.com/pifs/pifs/internal/txn"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
 )
@@ -25,8 +22,9 @@ var (
 	// ErrBusy: a version 1 or 2 session kept changing while pifs
 	// migrated it before a write.
 	ErrBusy = errors.New("session busy")
-	// ErrTooLong: a line written to a control is longer than pifs buffers.
-	ErrTooLong = errors.New("line too long")
+	// ErrTooLong: a line written to a control is longer than pifs
+	// buffers, or a transaction passes its bound (package txn).
+	ErrTooLong = txn.ErrTooLong
 	// ErrNotPermitted: a change no file of the mount takes (chmod, chown).
 	ErrNotPermitted = errors.New("operation not permitted")
 )
@@ -60,51 +58,14 @@ func Kind(err error) error {
 	return nil
 }
 
-// refusal is a refused write: the sentence that says why and what to do
-// instead (for the session's errors file and the log), and the sentinel
-// that gives the errno.
-type refusal struct {
-	kind error
-	msg  string
-}
-
-func (e *refusal) Error() string { return e.msg }
-func (e *refusal) Unwrap() error { return e.kind }
-
-// refuse makes a refusal; format must say what is wrong and what to do.
+// refuse makes a refusal (a txn.Refusal: the sentence for the session's
+// errors file and the log, and the sentinel that gives the errno); format
+// must say what is wrong and what to do.
 func refuse(kind error, format string, args ...any) error {
-	return &refusal{kind, fmt.Sprintf(format, args...)}
+	return txn.Refuse(kind, format, args...)
 }
 
-// refusals keeps why recent writes to each session were refused: the
-// session's errors file.
-type refusals struct {
-	mu    sync.Mutex
-	lines map[string][]string // by session file path, oldest first
-	last  map[string]time.Time
-}
-
-// keepRefusals is how many lines an errors file keeps.
-const keepRefusals = 100
-
-func (rs *refusals) add(path, msg string) {
-	now := time.Now()
-	line := sessions.Now() + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.lines == nil {
-		rs.lines, rs.last = map[string][]string{}, map[string]time.Time{}
-	}
-	l := append(rs.lines[path], line)
-	if len(l) > keepRefusals {
-		l = append([]string(nil), l[len(l)-keepRefusals:]...)
-	}
-	rs.lines[path] = l
-	rs.last[path] = now
-}
-
-func (rs *refusals) get(path string) ([]byte, time.Time) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return []byte(strings.Join(rs.lines[path], "")), rs.last[path]
-}
+// refusals keeps why recent writes to each session were refused (the
+// session's errors file, by "project/session"), and imports into each
+// project (by "project/").
+type refusals = txn.Refusals

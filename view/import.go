@@ -54,7 +54,7 @@ func (v *View) Import(f Folder, name string, c Caller) (*Import, Child, error) {
 		return nil, Child{}, nil
 	}
 	fail := func(err error) (*Import, Child, error) {
-		v.refused.add(projectErrorsKey(d.project), err.Error())
+		v.refused.Add(projectErrorsKey(d.project), err.Error())
 		v.log.Warn(fmt.Sprintf("%s: import refused: %v", d.project, err))
 		return nil, Child{}, err
 	}
@@ -121,7 +121,7 @@ func (im *Import) Flush() error {
 	if err != nil {
 		os.Remove(im.tmp.Name())
 		im.err = importRefusal(im.name, err)
-		v.refused.add(projectErrorsKey(im.project), im.err.Error())
+		v.refused.Add(projectErrorsKey(im.project), im.err.Error())
 		v.log.Warn(fmt.Sprintf("%s: import refused: %v", im.project, im.err))
 	} else {
 		v.log.Info(fmt.Sprintf("%s: imported %s as %s", im.project, im.name, im.path))

@@ -24,7 +24,7 @@ func (d *labelsDir) mtime() (time.Time, error) { return d.s.activity() }
 func (d *labelsDir) list() ([]Child, error) {
 	var out []Child
 	err := d.s.with(func(ss *session) error {
-		names, texts := labels(ss.Tree)
+		names, texts := ss.Tree.ShownLabels()
 		for _, n := range names {
 			out = append(out, d.label(ss, n, texts[n]))
 		}
@@ -36,7 +36,7 @@ func (d *labelsDir) list() ([]Child, error) {
 func (d *labelsDir) lookup(name string) (Child, error) {
 	var c Child
 	err := d.s.with(func(ss *session) error {
-		_, texts := labels(ss.Tree)
+		_, texts := ss.Tree.ShownLabels()
 		text, ok := texts[name]
 		if !ok {
 			return ErrNotFound
@@ -70,7 +70,7 @@ func (d *labelsDir) symlink(target, name string, c Caller) (Child, error) {
 		return Child{}, err
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
-		id, ok := resolveRef(ss.Tree, b, target)
+		id, ok := ss.Tree.ResolveShown(b, target)
 		if !ok {
 			return refuse(ErrNotFound, `labels: %s: no entry %q; link to an entry id (ls entries/) or a path ending in ID.json`, name, target)
 		}
@@ -97,7 +97,7 @@ func (d *labelsDir) unlink(name string, c Caller) error {
 		return err
 	}
 	err := d.s.change(func(ss *session, b *tree.Builder) error {
-		_, texts := labels(ss.Tree)
+		_, texts := ss.Tree.ShownLabels()
 		text, ok := texts[name]
 		if !ok {
 			return refuse(ErrNotFound, `labels: no label %q; ls labels/ shows the labels`, name)

@@ -78,7 +78,7 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	if err := access.MayChangeIn(c, filepath.Dir(f.Path), f.Path); err != nil {
 		return fail(err)
 	}
-	tr, err := v.trash.get()
+	tr, err := v.trash.Trash()
 	if err != nil {
 		return fail(refuse(ErrReadOnly, "mv to trash/: there is no trash: %v", err))
 	}
@@ -109,7 +109,7 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 	}
 	v.log.Info(fmt.Sprintf("trashed %s/%s (%s)", from.project, name, f.Path))
 	moved = true
-	v.trash.stale()
+	v.trash.Stale()
 	v.update(f.Path)
 	// The kernel moved its node of the session folder into trash/:
 	// it forgets it there, and looks the trashed session up afresh.
@@ -120,7 +120,7 @@ func (v *View) trashSession(from *projectDir, name string, to *trashDir, newName
 // restoreSession puts the trashed session name back where it was: into the
 // project folder to, under its own name.
 func (v *View) restoreSession(name string, to *projectDir, newName string, c Caller) error {
-	e, _, err := v.trash.entry(name)
+	e, _, err := v.trash.Entry(name)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 		s.refused(err)
 		return err
 	}
-	t := e.t
+	t := e.Trashed
 	if to.project != t.Project || (newName != t.Name && newName != name) {
 		return fail(refuse(ErrReadOnly, "mv trash/%s %s/%s: a trashed session goes back only where it was: mv MOUNT/trash/%s MOUNT/%s/", name, to.project, newName, name, t.Project))
 	}
@@ -139,7 +139,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	if err := access.MayChangeIn(c, filepath.Dir(t.File()), t.File()); err != nil {
 		return fail(err)
 	}
-	tr, err := v.trash.get()
+	tr, err := v.trash.Trash()
 	if err != nil {
 		return fail(err)
 	}
@@ -159,7 +159,7 @@ func (v *View) restoreSession(name string, to *projectDir, newName string, c Cal
 	}
 	v.log.Info(fmt.Sprintf("restored %s to %s", name, t.Original))
 	moved = true
-	v.trash.stale()
+	v.trash.Stale()
 	v.update(t.Original)
 	v.out.putNotices(Notice{[]string{to.project, newName}, Forget}, Notice{[]string{trashName}, Refresh})
 	return nil

@@ -22,7 +22,7 @@ func (*rootDir) gathers() bool { return true }
 type projectErrorsFile struct{ inProject }
 
 func (f *projectErrorsFile) content() ([]byte, time.Time, error) {
-	data, mt := f.v.refused.get(projectErrorsKey(f.project))
+	data, mt := f.v.refused.Get(projectErrorsKey(f.project))
 	if mt.IsZero() {
 		var err error
 		if mt, err = f.v.projectMtime(f.project); err != nil {

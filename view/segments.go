@@ -24,40 +24,11 @@ func newSegmentDir(s sessionRef, first string) *segmentDir {
 	return &segmentDir{inSession{s}, first, s.inoBase().With(treeName)}
 }
 
-// segInfo is one folder of tree/: its segment's nodes, the position of the
-// first on its root path, and the segments that start below it.
-type segInfo struct {
-	nodes []*tree.Node
-	pos   int
-	next  []*tree.Node
-}
-
-// segmentTable is tree/ for one version of a session, made once from
-// tree.Segments: by the first entry's id, "" for tree/ itself.
-func segmentTable(v *View, ss *session) map[string]*segInfo {
-	return cache.Rendered(v.cache, ss, "segments", func(m map[string]*segInfo) int64 { return 96 * int64(len(m)+ss.Tree.Len()) },
-		func() map[string]*segInfo {
-			m := map[string]*segInfo{}
-			top := &segInfo{}
-			m[""] = top
-			type job struct {
-				segs []*tree.Segment
-				pos  int
-				into *segInfo
-			}
-			stack := []job{{ss.Tree.Segments(), 1, top}}
-			for len(stack) > 0 {
-				j := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				for _, sg := range j.segs {
-					info := &segInfo{nodes: sg.Nodes, pos: j.pos}
-					j.into.next = append(j.into.next, sg.Nodes[0])
-					m[sg.ID()] = info
-					stack = append(stack, job{sg.Children, j.pos + len(sg.Nodes), info})
-				}
-			}
-			return m
-		})
+// segmentTable is tree/ for one version of a session, made once
+// (tree.SegmentTable): by the first entry's id, "" for tree/ itself.
+func segmentTable(v *View, ss *session) map[string]*tree.SegmentInfo {
+	return cache.Rendered(v.cache, ss, "segments", func(m map[string]*tree.SegmentInfo) int64 { return 96 * int64(len(m)+ss.Tree.Len()) },
+		ss.Tree.SegmentTable)
 }
 
 // segment returns the segment's entries, the position of the first on its
@@ -67,7 +38,7 @@ func (d *segmentDir) segment(v *View, ss *session) (nodes []*tree.Node, pos int,
 	if info == nil {
 		return nil, 0, nil, ErrNotFound
 	}
-	return info.nodes, info.pos, info.next, nil
+	return info.Nodes, info.Pos, info.Next, nil
 }
 
 func (d *segmentDir) mtime() (time.Time, error) {

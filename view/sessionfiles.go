@@ -329,7 +329,7 @@ type errorsFile struct{ inSession }
 func newErrorsFile(s sessionRef) *errorsFile { return &errorsFile{inSession{s}} }
 
 func (f *errorsFile) content() ([]byte, time.Time, error) {
-	data, mt := f.s.v.refused.get(f.s.project + "/" + f.s.name)
+	data, mt := f.s.v.refused.Get(f.s.project + "/" + f.s.name)
 	if mt.IsZero() {
 		var err error
 		if mt, err = f.s.activity(); err != nil {

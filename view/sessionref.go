@@ -228,7 +228,7 @@ func (s sessionRef) renderEntrySize(id, key string, count func(*session) int64, 
 
 // refused records a refused write to the session.
 func (s sessionRef) refused(err error) {
-	s.v.refused.add(s.project+"/"+s.name, err.Error())
+	s.v.refused.Add(s.project+"/"+s.name, err.Error())
 	s.v.log.Warn(fmt.Sprintf("%s/%s: write refused: %v", s.project, s.name, err))
 }
 

@@ -1,12 +1,9 @@
 package view
 
 import (
-	"reflect"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/names"
@@ -59,52 +56,25 @@ func (v *View) AddStats(group string, read func() any) {
 // stats is .pifs/stats's content.
 func (v *View) stats() []byte {
 	var o jsjson.Builder
-	o.Raw("view", counters(counts{
+	o.Raw("view", jsjson.Counters(counts{
 		Listings:        v.listings.Load(),
 		Lookups:         v.lookups.Load(),
-		ListedNamesOnly: v.walk.alone.Load(),
-		Scanned:         v.usage.scanned.Load(),
+		ListedNamesOnly: v.walk.Alone.Load(),
+		Scanned:         v.usage.Scanned.Load(),
 		Sights:          v.sighted.Load(),
 		TreeCounts:      v.treeCounts.Load(),
 		TxnHeld:         v.txnPeak.Load(),
 	}))
-	o.Raw("cache", counters(v.cache.Stats()))
-	o.Raw("events", counters(v.events.Stats()))
-	o.Raw("index", counters(v.x.Stats()))
+	o.Raw("cache", jsjson.Counters(v.cache.Stats()))
+	o.Raw("events", jsjson.Counters(v.events.Stats()))
+	o.Raw("index", jsjson.Counters(v.x.Stats()))
 	v.moreStats.mu.Lock()
 	names, reads := v.moreStats.names, v.moreStats.counts
 	v.moreStats.mu.Unlock()
 	for i, name := range names {
-		o.Raw(name, counters(reads[i]()))
+		o.Raw(name, jsjson.Counters(reads[i]()))
 	}
 	return append(o.Bytes(), '\n')
-}
-
-// counters is a struct's exported integer and atomic.Int64 fields as a
-// JSON object, each named as the field, its first letter lower case.
-func counters(s any) []byte {
-	var o jsjson.Builder
-	rv := reflect.ValueOf(s)
-	for rv.Kind() == reflect.Pointer {
-		rv = rv.Elem()
-	}
-	rt := rv.Type()
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name := []rune(f.Name)
-		name[0] = unicode.ToLower(name[0])
-		fv := rv.Field(i)
-		switch {
-		case fv.CanInt():
-			o.Number(string(name), float64(fv.Int()))
-		case f.Type == reflect.TypeFor[atomic.Int64]() && fv.CanAddr():
-			o.Number(string(name), float64(fv.Addr().Interface().(*atomic.Int64).Load()))
-		}
-	}
-	return o.Bytes()
 }
 
 const (

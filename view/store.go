@@ -140,7 +140,10 @@ func dirMtime(path string) (time.Time, error) {
 
 // trashedMeta is store.meta for a trashed session.
 func (v *View) trashedMeta(name string) (*sessions.File, error) {
-	_, f, err := v.trash.entry(name)
+	_, f, err := v.trash.Entry(name)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
 	return f, err
 }
 

@@ -35,11 +35,11 @@ func (d *trashedDir) seenBy(s *sight, c Child) (Child, bool) {
 	if s.who == nil {
 		return c, true
 	}
-	e, f, err := d.s.v.trash.entry(d.s.name)
+	e, f, err := d.s.v.trash.Entry(d.s.name)
 	if err != nil || !s.who.Allows(Owner{Uid: f.Uid, Gid: f.Gid, Perm: uint32(f.Mode.Perm())}, access.Read) {
 		return c, false
 	}
-	dir := filepath.Dir(e.t.File())
+	dir := filepath.Dir(e.File())
 	s.trashMu.Lock()
 	defer s.trashMu.Unlock()
 	ok, known := s.trashed[dir]
@@ -61,7 +61,7 @@ func (d *trashDir) noTrash(err error) {
 }
 
 func (d *trashDir) mtime() (time.Time, error) {
-	_, mt, err := d.v.trash.list()
+	_, mt, err := d.v.trash.List()
 	if err != nil {
 		return dirMtime(d.v.opts.SessionsDir)
 	}
@@ -69,7 +69,7 @@ func (d *trashDir) mtime() (time.Time, error) {
 }
 
 func (d *trashDir) list() ([]Child, error) {
-	names, _, err := d.v.trash.list()
+	names, _, err := d.v.trash.List()
 	if err != nil {
 		d.noTrash(err)
 		return nil, nil
@@ -82,7 +82,7 @@ func (d *trashDir) list() ([]Child, error) {
 }
 
 func (d *trashDir) lookup(name string) (Child, error) {
-	if _, _, err := d.v.trash.entry(name); err != nil {
+	if _, _, err := d.v.trash.Entry(name); err != nil {
 		return Child{}, ErrNotFound
 	}
 	return d.session(name), nil

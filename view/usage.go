@@ -111,20 +111,13 @@ func (v *View) reportsFor(s *sight, loc *time.Location) (*usage.Reports, map[str
 		return r.reports, r.mtime, nil
 	}
 	var list []usage.Session
-	mt := map[string]time.Time{}
+	var seen []*sessions.File
 	for i, f := range c.files {
-		if !s.sees(f) {
-			continue
-		}
-		list = append(list, c.list[i])
-		t := time.Unix(0, f.Sig.Mtime)
-		for _, scope := range []string{"", f.Project} {
-			if t.After(mt[scope]) {
-				mt[scope] = t
-			}
+		if s.sees(f) {
+			list, seen = append(list, c.list[i]), append(seen, f)
 		}
 	}
-	r := sightReports{usage.Build(list, loc), mt}
+	r := sightReports{usage.Build(list, loc), usage.Mtimes(seen)}
 	if c.bySight == nil || len(c.bySight) >= maxSights {
 		c.bySight = map[uint64]sightReports{}
 	}
@@ -142,54 +135,14 @@ func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time
 	if c.reports != nil && c.gen == gen {
 		return c.reports, c.mtime, nil
 	}
-	files := v.x.All()
-	list := make([]usage.Session, 0, len(files))
-	mtime := map[string]time.Time{}
-	seen := make(map[string]bool, len(files))
-	var missing, kept []*sessions.File
-	for _, f := range files {
-		if !validProject(f.Project) || !validSessionName(f.Name) {
-			continue
-		}
-		seen[f.Path] = true
-		if c.get(f) != nil {
-			continue
-		}
-		if x, ok := usage.KeptFacts(f); ok {
-			c.put(f, &usageOf{file: f, facts: x})
-			continue
-		}
-		missing = append(missing, f)
-	}
-	c.scan(v.forWalk(v.fromParsed(missing)))
-	for _, f := range files {
-		if !seen[f.Path] {
-			continue
-		}
-		u := c.get(f)
-		if u == nil {
-			continue // gone or unreadable meanwhile: the next change says
-		}
-		s := usage.NewSession(f.Project, f.Path, f.Header, u.facts.Name, u.facts.Records)
-		s.Tools = u.facts.Tools
-		list = append(list, s)
-		kept = append(kept, f)
-		mt := time.Unix(0, f.Sig.Mtime)
-		for _, scope := range []string{"", f.Project} {
-			if mt.After(mtime[scope]) {
-				mtime[scope] = mt
-			}
+	var files []*sessions.File
+	for _, f := range v.x.All() {
+		if validProject(f.Project) && validSessionName(f.Name) {
+			files = append(files, f)
 		}
 	}
-	c.recMu.Lock()
-	for p, u := range c.byPath {
-		if !seen[p] {
-			c.held.Add(-u.bytes())
-			delete(c.byPath, p)
-		}
-	}
-	c.recMu.Unlock()
-	c.reports, c.mtime, c.gen = usage.Build(list, loc), mtime, gen
+	list, kept := c.Sessions(files, func(missing []*sessions.File) []*sessions.File { return v.forWalk(v.fromParsed(missing)) })
+	c.reports, c.mtime, c.gen = usage.Build(list, loc), usage.Mtimes(kept), gen
 	c.list, c.files, c.bySight = list, kept, nil
 	return c.reports, c.mtime, nil
 }

@@ -53,7 +53,7 @@ type Options struct {
 	// in the paths of tool calls (tree.txt); "" for none.
 	Home string
 	// TxnBytes bounds a transaction: what is written through one open
-	// control, and the entries it makes (0: 256 MiB, see maxTxn).
+	// control, and the entries it makes (0: 256 MiB, see txn.MaxBytes).
 	TxnBytes int64
 	// SpillDir is where a transaction past 1 MiB is kept, in a file
 	// that has no name ("": os.TempDir()).
@@ -107,9 +107,9 @@ func New(o Options) *View {
 		o.Home, _ = os.UserHomeDir()
 	}
 	v := &View{opts: o, log: o.Logger, uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		x: sessions.NewIndex(o.SessionsDir), out: newOutbox(), trash: &trashState{dir: o.SessionsDir}}
+		x: sessions.NewIndex(o.SessionsDir), out: newOutbox(), trash: sessions.NewTrashList(o.SessionsDir, validTrashName)}
 	v.events = events.NewHub(v.x)
-	v.walk.gap, v.walk.hold = o.WalkGap, o.WalkHold
+	v.walk.Gap, v.walk.Hold = o.WalkGap, o.WalkHold
 	v.cache = cache.New(v.x, cache.Options{
 		Budget: o.CacheBytes,
 		Parsed: o.Parsed,
@@ -125,7 +125,7 @@ func New(o Options) *View {
 		},
 		Others:     v.othersHeld,
 		Shown:      validSessionName,
-		WalkGap:    v.walk.gapTime,
+		WalkGap:    v.walk.GapTime,
 		ShowsTimes: func(key string) bool { return key == infoName },
 	})
 	return v
@@ -135,7 +135,7 @@ func New(o Options) *View {
 // cache that the budget covers: the usage reports' records, the index's
 // rows.
 func (v *View) othersHeld() int64 {
-	n := v.usage.held.Load()
+	n := v.usage.Held.Load()
 	if v.opts.Search != nil {
 		n += v.opts.Search.Held()
 	}

@@ -16,12 +16,12 @@ type entryFolder interface {
 // walk is listing (see walkGuess).
 func (v *View) ListsNamesOnly(f Folder) bool {
 	e, ok := f.(entryFolder)
-	return ok && v.walk.listing(e.session().key(), time.Now())
+	return ok && v.walk.Listing(e.session().key(), time.Now())
 }
 
 // LookedUpNameOnly is told that a file listed by name alone was looked up:
 // the walk stats what it lists.
-func (v *View) LookedUpNameOnly() { v.walk.lookedUp(time.Now()) }
+func (v *View) LookedUpNameOnly() { v.walk.LookedUp(time.Now()) }
 
 // ListedNamesOnly is told that a name was listed without attributes.
-func (v *View) ListedNamesOnly() { v.walk.alone.Add(1) }
+func (v *View) ListedNamesOnly() { v.walk.Alone.Add(1) }

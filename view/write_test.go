@@ -144,7 +144,7 @@ func TestAppendLargeLineOutsideLock(t *testing.T) {
 
 	// Through an open file, as the kernel sends it: 128 KiB at a time,
 	// then close.
-	h := &Txn{v: c.s.v, f: newAppendFile(c.s), ctl: c}
+	h := c.s.v.newTxn(newAppendFile(c.s), c, Caller{})
 	for len(line) > 0 {
 		n := min(len(line), 128<<10)
 		if _, err := h.Write(line[:n]); err != nil {

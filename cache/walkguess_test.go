@@ -1,4 +1,4 @@
-package view
+package cache
 
 import (
 	"fmt"
@@ -12,15 +12,15 @@ import (
 // starts over, and so does a lookup of a name listed alone, after which
 // attributes are given for walkHold.
 func TestWalkGuess(t *testing.T) {
-	var w walkGuess
+	var w WalkGuess
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	walk := func(from, n, stepMs int) string {
 		got := ""
 		for i := range n {
-			alone := w.listing(fmt.Sprint("s", from+i), at((from+i)*stepMs))
+			alone := w.Listing(fmt.Sprint("s", from+i), at((from+i)*stepMs))
 			// A second folder of the same session is no further step.
-			if w.listing(fmt.Sprint("s", from+i), at((from+i)*stepMs)) != alone {
+			if w.Listing(fmt.Sprint("s", from+i), at((from+i)*stepMs)) != alone {
 				t.Fatalf("session %d: two folders listed differently", from+i)
 			}
 			got += map[bool]string{true: "a", false: "+"}[alone]
@@ -36,7 +36,7 @@ func TestWalkGuess(t *testing.T) {
 	}
 	// A lookup of a name listed alone: attributes for walkHold, then a
 	// walk still going on is listed alone again.
-	w.lookedUp(at(2000))
+	w.LookedUp(at(2000))
 	hold := int(walkHold / (10 * time.Millisecond))
 	if got := walk(201, hold-1, 10); got != strings.Repeat("+", hold-1) {
 		t.Errorf("within walkHold of a lookup: %s, want all +", got)

@@ -1,0 +1,46 @@
+package txn
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// Refusals keeps why recent writes were refused, by key (for a mount: a
+// session's or a project's errors file), each line with its time.
+type Refusals struct {
+	mu    sync.Mutex
+	lines map[string][]string // by key, oldest first
+	last  map[string]time.Time
+}
+
+// KeepRefusals is how many lines a key keeps.
+const KeepRefusals = 100
+
+// Add records a refusal's message under key, on one line after the
+// time in ISO form (as pi writes entries' timestamps).
+func (rs *Refusals) Add(key, msg string) {
+	now := time.Now()
+	line := jsjson.FormatISO(float64(now.UnixMilli())) + " " + strings.ReplaceAll(msg, "\n", " ") + "\n"
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.lines == nil {
+		rs.lines, rs.last = map[string][]string{}, map[string]time.Time{}
+	}
+	l := append(rs.lines[key], line)
+	if len(l) > KeepRefusals {
+		l = append([]string(nil), l[len(l)-KeepRefusals:]...)
+	}
+	rs.lines[key] = l
+	rs.last[key] = now
+}
+
+// Get is the lines recorded under key, oldest first, and when the last
+// was (zero: none).
+func (rs *Refusals) Get(key string) ([]byte, time.Time) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return []byte(strings.Join(rs.lines[key], "")), rs.last[key]
+}
