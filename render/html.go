@@ -218,12 +218,12 @@ type modelCount struct {
 }
 
 type pathSummary struct {
-	usage    tree.Usage
+	usage    schema.Usage
 	messages int
 	models   []modelCount // in order of first use
 }
 
-// summarize totals a path's usage as tree.Usage counts a session's (pi's
+// summarize totals a path's usage as schema.Usage counts a session's (pi's
 // /session): assistant and tool-result messages, usage entries, and the
 // usage of compactions and branch summaries; and lists the models that
 // answered.
@@ -241,8 +241,8 @@ func summarize(path []*sessions.Entry) pathSummary {
 // at once.
 type partSummary struct {
 	keep     bool
-	usage    tree.Usage
-	usages   []tree.Usage
+	usage    schema.Usage
+	usages   []schema.Usage
 	messages int
 	models   []modelCount // in order of first use
 	seen     map[string]int
@@ -372,7 +372,7 @@ func AppendEntryHTML(dst []byte, e *sessions.Entry) []byte {
 // decodedUsage is an answer's usage decoded once for both its piece of
 // the page and the page's totals (ok tells it is set).
 type decodedUsage struct {
-	u           tree.Usage
+	u           schema.Usage
 	hasCost, ok bool
 }
 

@@ -294,7 +294,7 @@ func BenchmarkTranscriptHTML(b *testing.B) {
 }
 
 // TestSummaryMatchesTreeUsage: over all of a file's entries, the page's
-// totals are /session's (tree.Usage).
+// totals are /session's (Tree.Usage).
 func TestSummaryMatchesTreeUsage(t *testing.T) {
 	for _, p := range storeFiles(t) {
 		tr := openTree(t, p)

@@ -102,7 +102,7 @@ func (c *Collector) Totals() Totals {
 // (AgentSession.getSessionStats) adds it: assistant and tool-result messages,
 // usage entries, compactions and branch summaries with a truthy usage. An
 // entry whose usage is not an object adds nothing (pi would throw or add NaN;
-// tree.Usage skips it too).
+// schema.Usage skips it too).
 func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
 	u, ok := e.Usage()
 	if !ok || jsjson.KindOf(u) != jsjson.Object {
@@ -166,7 +166,7 @@ func (c *Collector) name(v []byte) string {
 	return s
 }
 
-// num reads a token count or cost as tree.Usage does: numbers only.
+// num reads a token count or cost as schema.Usage does: numbers only.
 func num(v []byte) float64 {
 	if jsjson.KindOf(v) != jsjson.Number {
 		return 0
