@@ -21,7 +21,7 @@ import (
 // add markup or script.
 //
 // The page is three pieces, HTMLHead + one AppendEntryHTML per entry of
-// the path + HTMLFoot. The head depends on the session only (its name, id
+// the path + appendFoot. The head depends on the session only (its name, id
 // and working directory), each entry's piece on that entry only, and the
 // foot on the whole path: it closes the page with the path's models and
 // token and cost totals, which the stylesheet shows at the top, under the
@@ -158,12 +158,12 @@ func headerStart(dst []byte, p Page) []byte {
 	return append(dst, "</code></dd>\n"...)
 }
 
-// HTMLFoot appends the end of the page: the path's models and totals.
-func HTMLFoot(dst []byte, path []*sessions.Entry) []byte {
+// appendFoot appends the end of the page: the path's models and totals.
+func appendFoot(dst []byte, path []*sessions.Entry) []byte {
 	return htmlFoot(dst, path, summarize(path))
 }
 
-// htmlFoot is HTMLFoot with the path's summary given.
+// htmlFoot is appendFoot with the path's summary given.
 func htmlFoot(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 	return footTotals(append(dst, "</main>\n"...), path, s)
 }

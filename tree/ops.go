@@ -655,20 +655,6 @@ func contentText(content []byte, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// ContextEdit appends a context_edit (pi's appendContextEdit), checked as
-// pi checks it: replacement is null or an object with string or array
-// content; the target is on the active branch and contributes editable
-// model content (a custom_message, or a user, assistant or toolResult
-// message). String content for assistant and toolResult becomes one text
-// block.
-func (b *Builder) ContextEdit(target string, replacement []byte) (string, error) {
-	r, err := prepareReplacement(replacement)
-	if err != nil {
-		return "", err
-	}
-	return b.contextEdit(target, r)
-}
-
 // replacement is a context_edit's replacement, checked and encoded: as
 // given, and as it is for an assistant or toolResult target (string
 // content as one text block).

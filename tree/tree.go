@@ -272,9 +272,6 @@ func (t *Tree) Len() int { return len(t.byID) }
 // Node returns the entry with the given id (the last one in the file).
 func (t *Tree) Node(id string) *Node { return t.byID[id] }
 
-// Roots returns the roots in pi's getTree order.
-func (t *Tree) Roots() []*Node { return t.roots }
-
 // Leaf returns the file's last entry, which is where pi resumes (nil when
 // the session has no entries).
 func (t *Tree) Leaf() *sessions.Entry {
