@@ -223,7 +223,7 @@ type pathSummary struct {
 	models   []modelCount // in order of first use
 }
 
-// summarize totals a path's usage as schema.Usage counts a session's (pi's
+// summarize totals a path's usage as tree.Tree.Usage counts a session's (pi's
 // /session): assistant and tool-result messages, usage entries, and the
 // usage of compactions and branch summaries; and lists the models that
 // answered.

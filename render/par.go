@@ -79,7 +79,7 @@ func concat(bufs ...[]byte) []byte {
 // decoded in parts.
 const parEntryMin = 2048
 
-// usageTotals is schema.Usage over entries (all of a file's), decoded on
+// usageTotals is tree.Tree.Usage over entries (all of a file's), decoded on
 // every core when there are many.
 func usageTotals(entries []*sessions.Entry) schema.Usage {
 	parts := 1
