@@ -384,7 +384,7 @@ func TestTreeTextSize(t *testing.T) {
 			all := TreeViewSizes(tr, leaf, home, time.UTC, now)
 			if times := TreeTimesText(tr, leaf, tree.FilterDefault, home, time.UTC, now); all.Times != int64(len(times)) || !slices.Equal(all.Filters, sizes) {
 				t.Fatalf("seed %d leaf %q: tree-times.txt counted %d, is %d; sizes %v and %v", seed, leaf, all.Times, len(times), all.Filters, sizes)
-			} else if bytes.Equal(times, TreeText(tr, leaf, tree.FilterDefault, home)) && len(tr.Labels()) > 0 {
+			} else if bytes.Equal(times, TreeText(tr, leaf, tree.FilterDefault, home)) && len(tr.LabelOrder()) > 0 {
 				t.Fatalf("seed %d: tree-times.txt shows no time", seed)
 			}
 			for _, f := range tree.Filters {

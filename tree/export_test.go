@@ -1,8 +1,14 @@
 package tree
 
-// Operations only the tests of package tree_test call: the product builds
-// appended lines with PrepareAppend and AppendPrepared, and a context_edit
-// through them.
+import (
+	"fmt"
+
+	"github.com/pifs/pifs/internal/jsjson"
+)
+
+// What only the tests of package tree_test call: the product builds
+// appended lines, messages and context_edits with PrepareAppend and
+// AppendPrepared, and reads labels and roots through other methods.
 
 // AppendLine adds one entry at the leaf: a message for a JSON object with
 // "role", an entry for one with "type", else a user message with the text.
@@ -32,3 +38,15 @@ func (b *Builder) ContextEdit(target string, replacement []byte) (string, error)
 
 // Roots returns the roots in pi's getTree order.
 func (t *Tree) Roots() []*Node { return t.roots }
+
+// Labels returns the current labels by entry id.
+func (t *Tree) Labels() map[string]Label { return t.labels }
+
+// Message appends a message (pi's appendMessage). msg must be a JSON object.
+func (b *Builder) Message(msg []byte) (string, error) {
+	c, err := jsjson.Canonical(msg)
+	if err != nil || jsjson.KindOf(c) != jsjson.Object {
+		return "", fmt.Errorf("%w: a message must be a JSON object", ErrInvalid)
+	}
+	return b.message(c), nil
+}

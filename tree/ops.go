@@ -199,15 +199,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Message appends a message (pi's appendMessage). msg must be a JSON object.
-func (b *Builder) Message(msg []byte) (string, error) {
-	c, err := jsjson.Canonical(msg)
-	if err != nil || jsjson.KindOf(c) != jsjson.Object {
-		return "", fmt.Errorf("%w: a message must be a JSON object", ErrInvalid)
-	}
-	return b.message(c), nil
-}
-
 // message appends the message msg, as JSON.stringify writes it.
 func (b *Builder) message(msg []byte) string {
 	return b.Entry(schema.TypeMessage, b.leaf, Member{"message", msg})

@@ -294,9 +294,6 @@ func (t *Tree) LeafID() string {
 	return leaf.ID
 }
 
-// Labels returns the current labels by entry id.
-func (t *Tree) Labels() map[string]Label { return t.labels }
-
 // LabelOrder returns the labelled ids in the order of pi's label map: the
 // order labels were first set (an entry relabelled keeps its place; one
 // cleared and labelled again goes last). pi's clone writes labels in it.
