@@ -13,6 +13,7 @@ import (
 
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/oracle"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // piEntry is what the model needs of one of pi's entries.
@@ -316,7 +317,7 @@ func compareViews(dir string, data []byte, p *piModel, deep bool) viewDiff {
 		ParentSession                                  any
 		MessageCount, EntryCount                       int
 		Tips                                           []string
-		Usage                                          oracle.Usage
+		Usage                                          schema.Usage
 	}
 	if err := json.Unmarshal(read("info.json"), &info); err != nil {
 		d.add("info.json: %v", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/internal/oracle"
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // decodeJSON decodes for comparison; numbers compare as float64.
@@ -160,7 +161,7 @@ func checkSessionAgainstPi(t *testing.T, file, dir string) {
 		Name                                     *string
 		ParentSession                            any
 		MessageCount, EntryCount                 int
-		Usage                                    oracle.Usage
+		Usage                                    schema.Usage
 	}
 	if err := json.Unmarshal(readMount(t, filepath.Join(dir, "info.json")), &info); err != nil {
 		t.Fatal(err)

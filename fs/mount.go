@@ -18,6 +18,7 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/pifs/pifs/internal/mountinfo"
 	"github.com/pifs/pifs/internal/persist"
 	"github.com/pifs/pifs/nodes"
 	"github.com/pifs/pifs/search"
@@ -181,11 +182,11 @@ func parseMountOptions(o *Options) ([]string, error) {
 // checkOverlap refuses a mountpoint inside the store, or a store inside the
 // mountpoint: the mount would read itself and deadlock.
 func checkOverlap(store, mnt string) error {
-	s, err := realPath(store)
+	s, err := mountinfo.RealPath(store)
 	if err != nil {
 		return fmt.Errorf("sessions directory: %w", err)
 	}
-	m, err := realPath(mnt)
+	m, err := mountinfo.RealPath(mnt)
 	if err != nil {
 		return fmt.Errorf("mountpoint: %w", err)
 	}
@@ -196,27 +197,6 @@ func checkOverlap(store, mnt string) error {
 		return fmt.Errorf("sessions directory %s is inside the mountpoint %s; mount elsewhere", store, mnt)
 	}
 	return nil
-}
-
-// realPath resolves symlinks in p; the part of p that does not exist yet
-// is kept as it is.
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	rest := ""
-	for {
-		r, err := filepath.EvalSymlinks(abs)
-		if err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		if !errors.Is(err, os.ErrNotExist) || filepath.Dir(abs) == abs {
-			return "", err
-		}
-		rest = filepath.Join(filepath.Base(abs), rest)
-		abs = filepath.Dir(abs)
-	}
 }
 
 // within tells whether p is dir or below it.

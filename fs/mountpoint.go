@@ -47,13 +47,6 @@ func KindOf(err error) Kind {
 	return 0
 }
 
-// mountInfo is one mount of the mount table.
-type mountInfo struct {
-	Point  string // where it is mounted
-	FSType string // "fuse.pifs"
-	Source string
-}
-
 // canonical is path made absolute with its symlinks resolved; when path
 // itself cannot be resolved (missing, or a dead mount), its parent is.
 func canonical(path string) string {

@@ -2,17 +2,21 @@
 
 package fs
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/pifs/pifs/internal/mountinfo"
+)
 
 // mountAt returns the mount whose mount point is path: statfs(2) names
 // the mount a path is on, and path is a mount point when that mount is
 // mounted there.
-func mountAt(path string) (mountInfo, bool) {
+func mountAt(path string) (mountinfo.Mount, bool) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil {
-		return mountInfo{}, false
+		return mountinfo.Mount{}, false
 	}
-	m := mountInfo{Point: cString(st.Mntonname[:]), FSType: cString(st.Fstypename[:]), Source: cString(st.Mntfromname[:])}
+	m := mountinfo.Mount{Point: cString(st.Mntonname[:]), FSType: cString(st.Fstypename[:]), Source: cString(st.Mntfromname[:])}
 	return m, m.Point == path
 }
 
@@ -31,7 +35,7 @@ func cString(b []int8) string {
 // isPifsMount tells that m is provably a pifs mount. macFUSE and FreeBSD's
 // fusefs name every FUSE mount alike, so none is: a dead mount is left to
 // the user, with the command that clears it.
-func isPifsMount(m mountInfo) bool { return false }
+func isPifsMount(m mountinfo.Mount) bool { return false }
 
 // lazyUnmountCommand is what a user runs to clear a dead FUSE mount.
 func lazyUnmountCommand(mnt string) string {
@@ -39,7 +43,7 @@ func lazyUnmountCommand(mnt string) string {
 }
 
 // unmountCommand is what a user runs to unmount m, mounted at mnt.
-func unmountCommand(m mountInfo, mnt string) string {
+func unmountCommand(m mountinfo.Mount, mnt string) string {
 	return "umount " + shellQuote(mnt)
 }
 

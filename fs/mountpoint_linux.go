@@ -1,76 +1,21 @@
 package fs
 
 import (
-	"bufio"
 	"errors"
-	"io"
-	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/pifs/pifs/internal/mountinfo"
 )
 
-// mounts reads /proc/self/mountinfo.
-func mounts() ([]mountInfo, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parseMountInfo(f)
-}
-
-// parseMountInfo reads the mountinfo format (proc(5)): the fifth field is
-// the mount point, and after the " - " separator come the type and the
-// source; spaces and other bytes are octal escapes.
-func parseMountInfo(r io.Reader) ([]mountInfo, error) {
-	var out []mountInfo
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		sep := -1
-		for i, s := range f {
-			if s == "-" && i >= 6 {
-				sep = i
-				break
-			}
-		}
-		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
-			continue
-		}
-		out = append(out, mountInfo{Point: unescapeOctal(f[4]), FSType: unescapeOctal(f[sep+1]), Source: unescapeOctal(f[sep+2])})
-	}
-	return out, sc.Err()
-}
-
-// unescapeOctal undoes the kernel's \NNN escapes.
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // mountAt returns the topmost mount whose mount point is path.
-func mountAt(path string) (mountInfo, bool) {
-	ms, err := mounts()
+func mountAt(path string) (mountinfo.Mount, bool) {
+	ms, err := mountinfo.Read()
 	if err != nil {
-		return mountInfo{}, false
+		return mountinfo.Mount{}, false
 	}
-	var found mountInfo
+	var found mountinfo.Mount
 	ok := false
 	for _, m := range ms {
 		if m.Point == path {
@@ -81,7 +26,7 @@ func mountAt(path string) (mountInfo, bool) {
 }
 
 // isPifsMount tells that m is provably a pifs mount: its type says so.
-func isPifsMount(m mountInfo) bool { return m.FSType == "fuse."+Name }
+func isPifsMount(m mountinfo.Mount) bool { return m.FSType == "fuse."+Name }
 
 // lazyUnmountCommand is what a user runs to clear a dead FUSE mount.
 func lazyUnmountCommand(mnt string) string {
@@ -89,7 +34,7 @@ func lazyUnmountCommand(mnt string) string {
 }
 
 // unmountCommand is what a user runs to unmount m, mounted at mnt.
-func unmountCommand(m mountInfo, mnt string) string {
+func unmountCommand(m mountinfo.Mount, mnt string) string {
 	if strings.HasPrefix(m.FSType, "fuse") {
 		return "fusermount3 -u " + shellQuote(mnt)
 	}

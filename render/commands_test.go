@@ -11,6 +11,7 @@ import (
 
 	"github.com/pifs/pifs/internal/oracle"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -89,7 +90,7 @@ func checkInfo(t *testing.T, name string, tr *tree.Tree, c *oracle.Commands) boo
 	var info struct {
 		oracle.Stats
 		CacheHitRate *float64 `json:"cacheHitRate"`
-		Usage        oracle.Usage
+		Usage        schema.Usage
 	}
 	b := Info("/store/x.jsonl", tr, time.Unix(0, 0))
 	if err := json.Unmarshal(b, &info); err != nil {

@@ -1,7 +1,7 @@
 package render
 
 // css is the page's whole stylesheet: light and dark, one colour per role.
-// The summary comes last in the page (HTMLFoot) but shows under the
+// The summary comes last in the page (appendFoot) but shows under the
 // header: the body is a flex column and the order properties place it.
 const css = `
 :root{color-scheme:light dark;--bg:#f5f6f8;--card:#fff;--fg:#1d2330;--muted:#667085;--line:#e2e5ea;--code:#f2f4f7;

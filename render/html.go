@@ -21,7 +21,7 @@ import (
 // add markup or script.
 //
 // The page is three pieces, HTMLHead + one AppendEntryHTML per entry of
-// the path + HTMLFoot. The head depends on the session only (its name, id
+// the path + appendFoot. The head depends on the session only (its name, id
 // and working directory), each entry's piece on that entry only, and the
 // foot on the whole path: it closes the page with the path's models and
 // token and cost totals, which the stylesheet shows at the top, under the
@@ -158,12 +158,12 @@ func headerStart(dst []byte, p Page) []byte {
 	return append(dst, "</code></dd>\n"...)
 }
 
-// HTMLFoot appends the end of the page: the path's models and totals.
-func HTMLFoot(dst []byte, path []*sessions.Entry) []byte {
+// appendFoot appends the end of the page: the path's models and totals.
+func appendFoot(dst []byte, path []*sessions.Entry) []byte {
 	return htmlFoot(dst, path, summarize(path))
 }
 
-// htmlFoot is HTMLFoot with the path's summary given.
+// htmlFoot is appendFoot with the path's summary given.
 func htmlFoot(dst []byte, path []*sessions.Entry, s pathSummary) []byte {
 	return footTotals(append(dst, "</main>\n"...), path, s)
 }
@@ -218,12 +218,12 @@ type modelCount struct {
 }
 
 type pathSummary struct {
-	usage    tree.Usage
+	usage    schema.Usage
 	messages int
 	models   []modelCount // in order of first use
 }
 
-// summarize totals a path's usage as tree.Usage counts a session's (pi's
+// summarize totals a path's usage as tree.Tree.Usage counts a session's (pi's
 // /session): assistant and tool-result messages, usage entries, and the
 // usage of compactions and branch summaries; and lists the models that
 // answered.
@@ -241,8 +241,8 @@ func summarize(path []*sessions.Entry) pathSummary {
 // at once.
 type partSummary struct {
 	keep     bool
-	usage    tree.Usage
-	usages   []tree.Usage
+	usage    schema.Usage
+	usages   []schema.Usage
 	messages int
 	models   []modelCount // in order of first use
 	seen     map[string]int
@@ -372,7 +372,7 @@ func AppendEntryHTML(dst []byte, e *sessions.Entry) []byte {
 // decodedUsage is an answer's usage decoded once for both its piece of
 // the page and the page's totals (ok tells it is set).
 type decodedUsage struct {
-	u           tree.Usage
+	u           schema.Usage
 	hasCost, ok bool
 }
 

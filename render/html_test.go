@@ -139,12 +139,12 @@ func TestHTMLPieces(t *testing.T) {
 	for _, e := range path {
 		b = AppendEntryHTML(b, e)
 	}
-	b = HTMLFoot(b, path)
+	b = appendFoot(b, path)
 	if !bytes.Equal(b, TranscriptHTML(p, path)) {
 		t.Fatal("TranscriptHTML is not head + entries + foot")
 	}
 	short := TranscriptHTML(p, path[:5])
-	foot := HTMLFoot(nil, path[:5])
+	foot := appendFoot(nil, path[:5])
 	if !bytes.HasPrefix(b, short[:len(short)-len(foot)]) {
 		t.Fatal("a longer path's page does not extend the shorter one's head and entries")
 	}
@@ -294,7 +294,7 @@ func BenchmarkTranscriptHTML(b *testing.B) {
 }
 
 // TestSummaryMatchesTreeUsage: over all of a file's entries, the page's
-// totals are /session's (tree.Usage).
+// totals are /session's (Tree.Usage).
 func TestSummaryMatchesTreeUsage(t *testing.T) {
 	for _, p := range storeFiles(t) {
 		tr := openTree(t, p)

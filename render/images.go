@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/names"
@@ -51,28 +52,11 @@ func b64Chars(raw []byte, fn func(c byte)) bool {
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if c == '\\' {
-			if i+1 >= len(body) {
+			r, next, ok := jsjson.DecodeRune(body, i)
+			if !ok || r >= utf8.RuneSelf {
 				return false
 			}
-			i++
-			switch body[i] {
-			case '/':
-				c = '/'
-			case 'n', 'r', 't', 'f':
-				continue
-			case 'u':
-				if i+4 >= len(body) {
-					return false
-				}
-				v, err := strconv.ParseUint(string(body[i+1:i+5]), 16, 16)
-				if err != nil || v >= 0x80 {
-					return false
-				}
-				c = byte(v)
-				i += 4
-			default:
-				return false
-			}
+			c, i = byte(r), next-1
 		}
 		switch b64Class[c] {
 		case 0:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -204,8 +205,9 @@ func shortenHome(path, home string) string {
 
 // appendStringText appends a raw JSON string's whole text as
 // appendStringStart does with no bound: escapes decoded (a lone surrogate
-// is U+FFFD), each byte of invalid UTF-8 U+FFFD. Runs between escapes
-// that are valid UTF-8, most text, are copied whole.
+// is U+FFFD), each invalid UTF-8 sequence U+FFFD as pi reads the file
+// (jsjson.AppendValidText). Runs between escapes that are valid UTF-8,
+// most text, are copied whole.
 func appendStringText(dst, raw []byte) []byte {
 	if len(raw) < 2 {
 		return dst
@@ -218,22 +220,9 @@ func appendStringText(dst, raw []byte) []byte {
 		}
 		// A backslash is never part of a UTF-8 sequence, valid or not, so
 		// the run decodes as it would with what follows it.
-		if run := body[:k]; utf8.Valid(run) {
-			dst = append(dst, run...)
-		} else {
-			for i := 0; i < len(run); {
-				r, size := utf8.DecodeRune(run[i:])
-				dst = utf8.AppendRune(dst, r)
-				i += size
-			}
-		}
-		body = body[k:]
-		switch {
-		case len(body) == 0:
-		case len(body) == 1: // a backslash that ends the text is itself
-			return append(dst, '\\')
-		default:
-			r, i := unescape(body, 0)
+		dst = jsjson.AppendValidText(dst, body[:k])
+		if body = body[k:]; len(body) > 0 {
+			r, i := textRune(body, 0)
 			dst = utf8.AppendRune(dst, r)
 			body = body[i:]
 		}
@@ -258,19 +247,8 @@ func appendStringStart(dst, raw []byte, n int) ([]byte, int) {
 	dst = append(dst, body[:k]...)
 	units := k
 	for i := k; i < len(body) && units < n; {
-		c := body[i]
 		var r rune
-		switch {
-		case c == '\\' && i+1 < len(body):
-			r, i = unescape(body, i)
-		case c < utf8.RuneSelf:
-			r = rune(c)
-			i++
-		default:
-			var size int
-			r, size = utf8.DecodeRune(body[i:])
-			i += size
-		}
+		r, i = textRune(body, i)
 		w := 1
 		if r >= 0x10000 {
 			w = 2
@@ -284,54 +262,17 @@ func appendStringStart(dst, raw []byte, n int) ([]byte, int) {
 	return dst, units
 }
 
-// unescape decodes the escape at body[i] and returns the rune and where
-// the next one starts; a lone surrogate is U+FFFD.
-func unescape(body []byte, i int) (rune, int) {
-	switch body[i+1] {
-	case 'n':
-		return '\n', i + 2
-	case 't':
-		return '\t', i + 2
-	case 'r':
-		return '\r', i + 2
-	case 'b':
-		return '\b', i + 2
-	case 'f':
-		return '\f', i + 2
-	case 'u':
-		r, ok := hex4At(body, i+2)
-		if !ok {
-			return utf8.RuneError, i + 2
-		}
-		if r >= 0xD800 && r < 0xDC00 && i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
-			if r2, ok := hex4At(body, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-				return (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000, i + 12
-			}
-		}
-		if r >= 0xD800 && r <= 0xDFFF {
-			return utf8.RuneError, i + 6
-		}
-		return r, i + 6
+// textRune is the character at body[i] of a JSON string's body as pi's
+// text holds it once written out as UTF-8 (jsjson.DecodeRune, a lone
+// surrogate U+FFFD), and where the next one starts. A bad escape, which a
+// parsed entry never holds, is a backslash.
+func textRune(body []byte, i int) (rune, int) {
+	r, next, ok := jsjson.DecodeRune(body, i)
+	switch {
+	case !ok:
+		return '\\', i + 1
+	case utf16.IsSurrogate(r):
+		return utf8.RuneError, next
 	}
-	return rune(body[i+1]), i + 2 // \" \\ \/
-}
-
-func hex4At(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	return r, next
 }

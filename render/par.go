@@ -5,6 +5,7 @@ import (
 
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -78,9 +79,9 @@ func concat(bufs ...[]byte) []byte {
 // decoded in parts.
 const parEntryMin = 2048
 
-// usageTotals is tree.Usage over entries (all of a file's), decoded on
+// usageTotals is tree.Tree.Usage over entries (all of a file's), decoded on
 // every core when there are many.
-func usageTotals(entries []*sessions.Entry) tree.Usage {
+func usageTotals(entries []*sessions.Entry) schema.Usage {
 	parts := 1
 	if len(entries) >= parEntryMin {
 		parts = runtime.GOMAXPROCS(0) * partsPerCore
@@ -88,8 +89,8 @@ func usageTotals(entries []*sessions.Entry) tree.Usage {
 	return usageTotalsIn(entries, parts)
 }
 
-func usageTotalsIn(entries []*sessions.Entry, parts int) tree.Usage {
-	var sum tree.Usage
+func usageTotalsIn(entries []*sessions.Entry, parts int) schema.Usage {
+	var sum schema.Usage
 	if parts <= 1 {
 		for _, e := range entries {
 			if u, ok := tree.EntryUsage(e); ok {
@@ -99,7 +100,7 @@ func usageTotalsIn(entries []*sessions.Entry, parts int) tree.Usage {
 		return sum.Finish()
 	}
 	b := par.Ranges(len(entries), parts, func(int) int { return 1 })
-	found := make([][]tree.Usage, len(b)-1)
+	found := make([][]schema.Usage, len(b)-1)
 	par.Each(len(found), func(k int) {
 		for _, e := range entries[b[k]:b[k+1]] {
 			if u, ok := tree.EntryUsage(e); ok {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,7 +67,39 @@ func treeViewFiles(t *testing.T) []string {
 	for seed := int64(1); seed <= 8; seed++ {
 		files = append(files, genSession(t, gen, seed, 60+int(seed)*15))
 	}
-	return files
+	return append(files, brokenUTF8Session(t, gen))
+}
+
+// brokenUTF8Session writes a session whose texts hold invalid UTF-8: a
+// sequence cut short, stray bytes, an encoded surrogate, some before and
+// some after where a row's text is cut. pi reads each maximal subpart as
+// one U+FFFD; a byte at a time would make more of them.
+func brokenUTF8Session(t *testing.T, dir string) string {
+	texts := []string{
+		"half a euro \xe2\x82 and a cut face \xf0\x9f\x98 then \xff\xfe stray",
+		"\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82\xe2\x82 many halves",
+		strings.Repeat("words ", 30) + "\xed\xa0\x80 an encoded surrogate \xc3",
+		"\xe2\x80",
+		" \xe2\x80\xa8 \\u2028",
+	}
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"broken-utf8","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/home/u/proj"}` + "\n")
+	parent := "null"
+	for i, text := range texts {
+		id := fmt.Sprintf("b%d", i)
+		content := `"` + text + `"`
+		if i%2 == 1 {
+			content = `[{"type":"text","text":"` + text + `"}]`
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-03-01T10:00:%02d.000Z","message":{"role":"user","content":%s,"timestamp":%d}}`+"\n",
+			id, parent, i+1, content, 1772359201000+int64(i)*1000)
+		parent = `"` + id + `"`
+	}
+	p := filepath.Join(dir, "broken-utf8.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestTreeViewsMatchPi checks every row of every /tree view (pi's leaf and
@@ -351,7 +384,7 @@ func TestTreeTextSize(t *testing.T) {
 			all := TreeViewSizes(tr, leaf, home, time.UTC, now)
 			if times := TreeTimesText(tr, leaf, tree.FilterDefault, home, time.UTC, now); all.Times != int64(len(times)) || !slices.Equal(all.Filters, sizes) {
 				t.Fatalf("seed %d leaf %q: tree-times.txt counted %d, is %d; sizes %v and %v", seed, leaf, all.Times, len(times), all.Filters, sizes)
-			} else if bytes.Equal(times, TreeText(tr, leaf, tree.FilterDefault, home)) && len(tr.Labels()) > 0 {
+			} else if bytes.Equal(times, TreeText(tr, leaf, tree.FilterDefault, home)) && len(tr.LabelOrder()) > 0 {
 				t.Fatalf("seed %d: tree-times.txt shows no time", seed)
 			}
 			for _, f := range tree.Filters {

@@ -240,15 +240,15 @@ func TestNeedsRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	sig := SigOf(mustStat(t, path))
-	if !l.NeedsRefresh(sig) {
+	if !l.needsRefresh(sig) {
 		t.Error("a read right after a write is racy: it needs a refresh")
 	}
 	l.racy = false
-	if l.NeedsRefresh(sig) {
+	if l.needsRefresh(sig) {
 		t.Error("an equal signature, not racy: no refresh needed")
 	}
 	sig.Ctime++
-	if !l.NeedsRefresh(sig) {
+	if !l.needsRefresh(sig) {
 		t.Error("another ctime needs a refresh")
 	}
 }

@@ -87,7 +87,7 @@ func CheckImport(data []byte) (*Header, error) {
 	return l.Header, nil
 }
 
-// Import stores data as a new session file of project, as pi's /import
+// importBytes stores data as a new session file of project, as pi's /import
 // does (importFromJsonl in agent-session-runtime.js): under its own name,
 // or NAME-1.jsonl, NAME-2.jsonl… when that is taken, in the project's
 // folder (made when missing, as pi makes its session folder) or, in a
@@ -100,7 +100,7 @@ func CheckImport(data []byte) (*Header, error) {
 // behind by a refused or failed import: the bytes are written to a hidden
 // temporary file in the target folder, which is then renamed to the first
 // free name without replacing anything, or removed.
-func Import(store string, flat bool, project, name string, data []byte) (string, error) {
+func importBytes(store string, flat bool, project, name string, data []byte) (string, error) {
 	stem, h, err := checkImport(project, name, data)
 	if err != nil {
 		return "", err
@@ -132,7 +132,7 @@ func checkImportName(project, name string) (string, error) {
 	return stem, nil
 }
 
-// importAs is Import of data checked already, whose header is h.
+// importAs is importBytes of data checked already, whose header is h.
 func importAs(store string, flat bool, project, name, stem string, data []byte, h *Header) (string, error) {
 	dir, err := importDir(store, flat, project, h)
 	if err != nil {
@@ -196,13 +196,13 @@ func placeImport(tmp, dir, name, stem string) (string, error) {
 	return "", fmt.Errorf("no free name for %s in %s after %d tries", name, dir, maxImportNames)
 }
 
-// Import is Import into the store x indexes, refusing a session whose id
+// importBytes is importBytes into the store x indexes, refusing a session whose id
 // is in the store already (ErrDuplicate). pi's /import takes such a file
 // (its /export of a branch keeps the session's id), but two files with one
 // id make `pi --session ID` open either, and by-id/ name one of them;
 // forking the session (pi's /fork) keeps a copy under a new id. The
 // first import reads the headers of the whole store, as by-id/ does.
-func (x *Index) Import(flat bool, project, name string, data []byte) (string, error) {
+func (x *Index) importBytes(flat bool, project, name string, data []byte) (string, error) {
 	stem, h, err := checkImport(project, name, data)
 	if err != nil {
 		return "", err

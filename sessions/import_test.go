@@ -72,7 +72,7 @@ func TestImportReadByPi(t *testing.T) {
 					project = ProjectFolder(h.Cwd)
 				}
 				x := NewIndex(store)
-				path, err := x.Import(flat, project, filepath.Base(f), data)
+				path, err := x.importBytes(flat, project, filepath.Base(f), data)
 				if err != nil {
 					t.Fatalf("import %s: %v", filepath.Base(f), err)
 				}
@@ -160,7 +160,7 @@ func TestImportNames(t *testing.T) {
 		for i, n := range names {
 			// The content does not choose the name; a new id each round
 			// (Index.Import refuses an id twice).
-			got, err := Import(store, false, "--p--", n, session(fmt.Sprint("round", round, "-", i)))
+			got, err := importBytes(store, false, "--p--", n, session(fmt.Sprint("round", round, "-", i)))
 			if err != nil {
 				t.Fatalf("import %s: %v", n, err)
 			}
@@ -224,7 +224,7 @@ func TestImportRefused(t *testing.T) {
 				if !errors.Is(err, ErrNotSession) {
 					t.Errorf("error %v is not ErrNotSession", err)
 				}
-				if _, ierr := NewIndex(store).Import(false, "--p--", "x.jsonl", []byte(c.data)); ierr == nil || ierr.Error() != err.Error() {
+				if _, ierr := NewIndex(store).importBytes(false, "--p--", "x.jsonl", []byte(c.data)); ierr == nil || ierr.Error() != err.Error() {
 					t.Errorf("Import: %v", ierr)
 				}
 				if after := listing(t, store); !slices.Equal(after, before) {
@@ -252,7 +252,7 @@ func TestImportRefused(t *testing.T) {
 		{"flat, other project", true, "--p--", "o.jsonl", `{"type":"session","version":3,"id":"n4","cwd":"/elsewhere"}`, ErrOtherProject},
 	}
 	for _, r := range refusals {
-		_, err := NewIndex(store).Import(r.flat, r.project, r.name, []byte(r.data))
+		_, err := NewIndex(store).importBytes(r.flat, r.project, r.name, []byte(r.data))
 		if !errors.Is(err, r.want) {
 			t.Errorf("%s: %v, want %v", r.what, err, r.want)
 		}
@@ -263,12 +263,12 @@ func TestImportRefused(t *testing.T) {
 	// The duplicate's error names the session it duplicates by its by-id/
 	// link (which the mount shows only to whoever may read it), never by
 	// its project and file, and says the way out.
-	_, err := NewIndex(store).Import(false, "--p--", "copy.jsonl", []byte(header))
+	_, err := NewIndex(store).importBytes(false, "--p--", "copy.jsonl", []byte(header))
 	if err == nil || !strings.Contains(err.Error(), "by-id/s1") || strings.Contains(err.Error(), "--p--") || !strings.Contains(err.Error(), "fork") {
 		t.Errorf("duplicate: %v", err)
 	}
 	// In a flat store, a session of the project goes to the top.
-	path, err := NewIndex(store).Import(true, "--p--", "f.jsonl", []byte(`{"type":"session","version":3,"id":"f1","cwd":"/p"}`))
+	path, err := NewIndex(store).importBytes(true, "--p--", "f.jsonl", []byte(`{"type":"session","version":3,"id":"f1","cwd":"/p"}`))
 	if err != nil || path != filepath.Join(store, "f.jsonl") {
 		t.Errorf("flat import: %s %v", path, err)
 	}

@@ -27,7 +27,7 @@ func (x *Index) ImportTemp(flat bool, project string) (*os.File, error) {
 }
 
 // ImportFile stores the file at tmp (made by ImportTemp, written and
-// closed) as the session file name of project, as Index.Import stores
+// closed) as the session file name of project, as importBytes stores
 // bytes: checked as pi's SessionManager.open would open it (CheckImport),
 // refused when its id is in the store already (ErrDuplicate), renamed to
 // NAME.jsonl, NAME-1.jsonl… without replacing anything. It returns the new

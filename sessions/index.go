@@ -227,8 +227,8 @@ func (x *Index) Stats() Stats {
 // Len is how many session files the index holds.
 func (x *Index) Len() int64 { return x.files.Load() }
 
-// Missing tells that the store's folder does not exist (yet).
-func (x *Index) Missing() bool {
+// rootMissing tells that the store's folder does not exist (yet).
+func (x *Index) rootMissing() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.loadRoot()

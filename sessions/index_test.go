@@ -141,7 +141,7 @@ func TestWatcherSeesChanges(t *testing.T) {
 	if !w.Events() {
 		t.Fatal("no change events on this file system: the watcher polls")
 	}
-	if len(x.Projects()) != 0 || !x.Missing() {
+	if len(x.Projects()) != 0 || !x.rootMissing() {
 		t.Fatal("a missing store is not empty")
 	}
 	writeIndexed(t, filepath.Join(dir, "--a--", "s.jsonl"), header("one", "/a"))
@@ -274,8 +274,8 @@ func TestSessionName(t *testing.T) {
 	if n, _ := f.SessionName(); n != "third" {
 		t.Errorf("after a 5 MiB line: %q", n)
 	}
-	if n, _ := ScanName(path); n != "third" {
-		t.Errorf("a scan from the start: %q", n)
+	if n, _ := scanName(path, nameScan{}); n.name != "third" {
+		t.Errorf("a scan from the start: %q", n.name)
 	}
 }
 

@@ -126,12 +126,12 @@ func (l *Log) Size() int64 { return l.size }
 // Sig is the file's signature at the last read.
 func (l *Log) Sig() Sig { return l.sig }
 
-// NeedsRefresh tells whether Refresh may find a change, given the file's
+// needsRefresh tells whether Refresh may find a change, given the file's
 // signature now: when it differs from the last read's, or when that read
 // was racy (so soon after a change that a rewrite of the same size in the
 // same clock tick leaves the signature as it was; Refresh then compares
 // sums). A caller that skips Refresh on an equal Sig misses such rewrites.
-func (l *Log) NeedsRefresh(now Sig) bool { return now != l.sig || l.racy }
+func (l *Log) needsRefresh(now Sig) bool { return now != l.sig || l.racy }
 
 // Open reads and parses the whole file.
 func Open(path string) (*Log, error) {
@@ -258,10 +258,6 @@ func (l *Log) maxLine() int64 {
 	}
 	return MaxLine
 }
-
-// Skipped counts the lines too long for pi to read that were left out (a
-// last line without a newline is counted once it has one).
-func (l *Log) Skipped() int { return l.skipped }
 
 // readConsume reads the file from the consumed offset to to, parses it and
 // returns the end of what was read. final: the read ends the file, and a

@@ -56,8 +56,8 @@ func TestLongLineSkipped(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
-	if got := ids(); got != "a b" || l.Skipped() != 1 {
-		t.Fatalf("entries %q, %d skipped; want a b, 1", got, l.Skipped())
+	if got := ids(); got != "a b" || l.skipped != 1 {
+		t.Fatalf("entries %q, %d skipped; want a b, 1", got, l.skipped)
 	}
 	if h := held(l); h >= limit || h > len(data)-limit {
 		t.Errorf("holds %d bytes of a %d-byte file whose long line is %d", h, len(data), limit)
@@ -69,8 +69,8 @@ func TestLongLineSkipped(t *testing.T) {
 	// A long line still being written at the end, then finished.
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	f.Write([]byte(`{"type":"message","id":"c","parentId":"b","message":{"role":"user","content":"` + strings.Repeat("z", limit)))
-	if reset, err := l.Refresh(); err != nil || reset || ids() != "a b" || l.Skipped() != 1 {
-		t.Fatalf("long last line: reset %v, %v, entries %q, %d skipped", reset, err, ids(), l.Skipped())
+	if reset, err := l.Refresh(); err != nil || reset || ids() != "a b" || l.skipped != 1 {
+		t.Fatalf("long last line: reset %v, %v, entries %q, %d skipped", reset, err, ids(), l.skipped)
 	}
 	f.Write([]byte("\"}}\n" + `{"type":"message","id":"d","parentId":"b","message":{"role":"user","content":"end"}}` + "\n"))
 	f.Close()
@@ -82,8 +82,8 @@ func TestLongLineSkipped(t *testing.T) {
 	}
 	// Read again from scratch, and as a log that grew: the same.
 	fresh := &Log{Path: path, longLine: limit}
-	if _, err := fresh.Refresh(); err != nil || len(fresh.Entries) != 3 || fresh.Skipped() != 2 {
-		t.Fatalf("fresh read: %v, %d entries, %d skipped", err, len(fresh.Entries), fresh.Skipped())
+	if _, err := fresh.Refresh(); err != nil || len(fresh.Entries) != 3 || fresh.skipped != 2 {
+		t.Fatalf("fresh read: %v, %d entries, %d skipped", err, len(fresh.Entries), fresh.skipped)
 	}
 	// The sums the racy check compares are those of the file.
 	fd, _ := os.Open(path)

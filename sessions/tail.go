@@ -135,14 +135,6 @@ func firstValue(data []byte) int {
 // tailBufs lend readTail its first chunk.
 var tailBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
 
-// ScanName finds a session's name as pi's /name shows it (the last
-// session_info entry's, trimmed) without parsing the file: only lines that
-// mention session_info are parsed.
-func ScanName(path string) (string, error) {
-	n, err := scanName(path, nameScan{})
-	return n.name, err
-}
-
 // nameScan is where a scan for the name stopped: the name as of the last
 // complete line, the offset just past it, and the name counting a last
 // line without newline (which pi reads too).
@@ -271,8 +263,10 @@ func (f *File) NameKnown() bool {
 	return n != nil && n.done.Load()
 }
 
-// SessionName is the session's name (ScanName), found once per version of
-// the file; a version that only grew is scanned from where the last one
+// SessionName is the session's name as pi's /name shows it (the last
+// session_info entry's, trimmed), found without parsing the file (only
+// lines that mention session_info are parsed) once per version of the
+// file; a version that only grew is scanned from where the last one
 // stopped.
 func (f *File) SessionName() (string, error) {
 	n := f.nameState()

@@ -101,18 +101,6 @@ func (b *Builder) LeafLine(line []byte, resolve func(ref string) (string, bool))
 	return err
 }
 
-// AppendLine adds one entry at the leaf: a message for a JSON object with
-// "role", an entry for one with "type", else a user message with the text.
-// nowMs (Date.now()) stamps a message that has no timestamp. It is
-// PrepareAppend and AppendPrepared in one.
-func (b *Builder) AppendLine(line []byte, nowMs float64) error {
-	p, err := PrepareAppend(line, nowMs)
-	if err != nil {
-		return err
-	}
-	return b.AppendPrepared(p)
-}
-
 // PreparedLine is a line for append made ready without the session (see
 // PrepareAppend). It can be added to any number of batches.
 type PreparedLine struct {
@@ -448,7 +436,8 @@ func prepareFields(o *object, typ, parent string, hasParent bool, nowMs float64)
 }
 
 // contextEditRefusal says what to do about a context_edit that
-// Builder.ContextEdit refuses (its reasons are pi's).
+// prepareReplacement or Builder.contextEdit refuses (its reasons are
+// pi's).
 func contextEditRefusal(err error) error {
 	msg := strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
 	return &Refusal{err, "context_edit: " + msg + `; the target must be a user, assistant or toolResult message or a custom_message on the active branch (see current/), and the replacement null or {"content":...}`}

@@ -14,6 +14,7 @@ import (
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/oracle"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -240,7 +241,7 @@ func compareWithPi(t *testing.T, path string, skip map[string]string) {
 	}
 	if pi.Usage != nil {
 		u := tr.Usage()
-		check("usage", oracle.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead,
+		check("usage", schema.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead,
 			CacheWrite: u.CacheWrite, Total: u.Total, Cost: u.Cost}, *pi.Usage)
 	}
 }

@@ -189,21 +189,9 @@ func AppendTextContentJSON(dst, content []byte) []byte {
 	return append(dst, '"')
 }
 
-// Usage is the token and cost totals pi's /session shows: over every entry
-// of the file, assistant and tool-result messages, usage entries, and the
-// usage of compactions and branch summaries.
-type Usage struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cacheRead"`
-	CacheWrite float64 `json:"cacheWrite"`
-	Total      float64 `json:"total"`
-	Cost       float64 `json:"cost"`
-}
-
 // Usage sums the session's usage.
-func (t *Tree) Usage() Usage {
-	var u Usage
+func (t *Tree) Usage() schema.Usage {
+	var u schema.Usage
 	for _, e := range t.entries {
 		if v, ok := EntryUsage(e); ok {
 			u.Add(v)
@@ -216,7 +204,7 @@ func (t *Tree) Usage() Usage {
 // assistant and tool-result messages, of usage entries, and of compactions
 // and branch summaries that have a truthy one. ok is false for an entry
 // that adds none.
-func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
+func EntryUsage(e *sessions.Entry) (u schema.Usage, ok bool) {
 	v, ok := e.Usage()
 	if !ok {
 		return u, false
@@ -229,7 +217,7 @@ func EntryUsage(e *sessions.Entry) (u Usage, ok bool) {
 // name, numbers only (anything else counts 0, as does a value that is not
 // an object). Total is the sum of the four counts; hasCost tells that
 // cost.total is a number.
-func DecodeUsage(v []byte) (u Usage, hasCost bool) {
+func DecodeUsage(v []byte) (u schema.Usage, hasCost bool) {
 	var in, out, cr, cw, cost, total []byte
 	for it := jsjson.IterMembers(v); it.Next(); {
 		switch v := it.Value(); string(it.Name()) {
@@ -250,24 +238,8 @@ func DecodeUsage(v []byte) (u Usage, hasCost bool) {
 			total = it.Value()
 		}
 	}
-	u = Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
+	u = schema.Usage{Input: num(in), Output: num(out), CacheRead: num(cr), CacheWrite: num(cw), Cost: num(total)}
 	return u.Finish(), jsjson.KindOf(total) == jsjson.Number
-}
-
-// Add adds v's counts to u; Finish sets the total, once at the end, as pi
-// sums the columns first.
-func (u *Usage) Add(v Usage) {
-	u.Input += v.Input
-	u.Output += v.Output
-	u.CacheRead += v.CacheRead
-	u.CacheWrite += v.CacheWrite
-	u.Cost += v.Cost
-}
-
-// Finish returns u with Total set to the sum of its four counts.
-func (u Usage) Finish() Usage {
-	u.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
-	return u
 }
 
 // num is the value of a JSON number, 0 for any other value. Token counts
@@ -376,16 +348,4 @@ func (c *Counts) Add(o Counts) {
 	c.ToolCalls += o.ToolCalls
 	c.ToolResults += o.ToolResults
 	c.TotalMessages += o.TotalMessages
-}
-
-// CacheHitRate is the share of the prompt tokens read from the cache, in
-// percent, as pi's /session shows it beside "Cached:": cacheRead over
-// input + cacheRead + cacheWrite, times 100. ok is false where pi shows
-// no rate: no prompt tokens, or no cache reads or writes.
-func (u Usage) CacheHitRate() (rate float64, ok bool) {
-	prompt := u.Input + u.CacheRead + u.CacheWrite
-	if !(prompt > 0 && (u.CacheRead > 0 || u.CacheWrite > 0)) {
-		return 0, false
-	}
-	return u.CacheRead / prompt * 100, true
 }

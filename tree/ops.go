@@ -199,15 +199,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Message appends a message (pi's appendMessage). msg must be a JSON object.
-func (b *Builder) Message(msg []byte) (string, error) {
-	c, err := jsjson.Canonical(msg)
-	if err != nil || jsjson.KindOf(c) != jsjson.Object {
-		return "", fmt.Errorf("%w: a message must be a JSON object", ErrInvalid)
-	}
-	return b.message(c), nil
-}
-
 // message appends the message msg, as JSON.stringify writes it.
 func (b *Builder) message(msg []byte) string {
 	return b.Entry(schema.TypeMessage, b.leaf, Member{"message", msg})
@@ -653,20 +644,6 @@ func contentText(content []byte, sep string) string {
 		return true
 	})
 	return strings.Join(parts, sep)
-}
-
-// ContextEdit appends a context_edit (pi's appendContextEdit), checked as
-// pi checks it: replacement is null or an object with string or array
-// content; the target is on the active branch and contributes editable
-// model content (a custom_message, or a user, assistant or toolResult
-// message). String content for assistant and toolResult becomes one text
-// block.
-func (b *Builder) ContextEdit(target string, replacement []byte) (string, error) {
-	r, err := prepareReplacement(replacement)
-	if err != nil {
-		return "", err
-	}
-	return b.contextEdit(target, r)
 }
 
 // replacement is a context_edit's replacement, checked and encoded: as

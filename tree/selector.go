@@ -3,7 +3,6 @@ package tree
 import (
 	"bytes"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions/schema"
@@ -522,30 +521,15 @@ func hasText(content []byte) bool {
 func blank(raw []byte) bool {
 	body := raw[1 : len(raw)-1]
 	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == ' ':
+		if body[i] == ' ' {
 			i++
-		case c == '\\' && i+1 < len(body):
-			switch body[i+1] {
-			case 'n', 't', 'r', 'f':
-				i += 2
-			case 'u':
-				s, err := jsjson.Unquote(append(append([]byte{'"'}, body[i:min(i+6, len(body))]...), '"'))
-				if err != nil || jsjson.Trim(s) != "" {
-					return false
-				}
-				i += 6
-			default:
-				return false
-			}
-		default:
-			r, size := utf8.DecodeRune(body[i:])
-			if jsjson.Trim(string(r)) != "" {
-				return false
-			}
-			i += size
+			continue
 		}
+		r, next, ok := jsjson.DecodeRune(body, i)
+		if !ok || jsjson.Trim(string(r)) != "" { // a lone surrogate is U+FFFD, not space
+			return false
+		}
+		i = next
 	}
 	return true
 }

@@ -272,9 +272,6 @@ func (t *Tree) Len() int { return len(t.byID) }
 // Node returns the entry with the given id (the last one in the file).
 func (t *Tree) Node(id string) *Node { return t.byID[id] }
 
-// Roots returns the roots in pi's getTree order.
-func (t *Tree) Roots() []*Node { return t.roots }
-
 // Leaf returns the file's last entry, which is where pi resumes (nil when
 // the session has no entries).
 func (t *Tree) Leaf() *sessions.Entry {
@@ -296,9 +293,6 @@ func (t *Tree) LeafID() string {
 	}
 	return leaf.ID
 }
-
-// Labels returns the current labels by entry id.
-func (t *Tree) Labels() map[string]Label { return t.labels }
 
 // LabelOrder returns the labelled ids in the order of pi's label map: the
 // order labels were first set (an entry relabelled keeps its place; one

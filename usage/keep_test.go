@@ -26,7 +26,7 @@ func mountIndex(t *testing.T, dir, cacheDir string) (*sessions.Index, *persist.C
 
 func sameScan(t *testing.T, f *sessions.File, records []Record, name string) {
 	t.Helper()
-	want, wantName, err := Scan(f.Path)
+	want, wantName, err := scanRecords(f.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

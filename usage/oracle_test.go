@@ -8,6 +8,7 @@ import (
 
 	"github.com/pifs/pifs/internal/oracle"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 	"github.com/pifs/pifs/usage"
 )
@@ -40,14 +41,14 @@ func TestSessionsMatchPi(t *testing.T) {
 				tu := tree.New(l).Usage()
 				if got, want := row.Pi, (usage.Totals{Input: tu.Input, Output: tu.Output, CacheRead: tu.CacheRead,
 					CacheWrite: tu.CacheWrite, Total: tu.Total, Cost: tu.Cost, Messages: row.Pi.Messages}); got != want {
-					t.Errorf("%s: row %+v, tree.Usage %+v", s.File, got, want)
+					t.Errorf("%s: row %+v, schema.Usage %+v", s.File, got, want)
 				}
 				if pi.Usage == nil {
 					t.Logf("%s: pi has no totals (%v)", s.File, pi.UsageError)
 					continue
 				}
 				u := *pi.Usage
-				got := oracle.Usage{Input: row.Pi.Input, Output: row.Pi.Output, CacheRead: row.Pi.CacheRead,
+				got := schema.Usage{Input: row.Pi.Input, Output: row.Pi.Output, CacheRead: row.Pi.CacheRead,
 					CacheWrite: row.Pi.CacheWrite, Total: row.Pi.Total, Cost: row.Pi.Cost}
 				if got != u {
 					t.Errorf("%s: sessions row %+v, pi /session %+v", s.File, got, u)

@@ -32,10 +32,6 @@ type Record struct {
 	Input, Output, CacheRead, CacheWrite, Total, Cost float64
 }
 
-// Label names the record's model as "provider/model" (Unknown when the
-// entry names neither).
-func (r *Record) Label() string { return label(r.Provider, r.Model) }
-
 func label(provider, model string) string {
 	if provider == Unknown && model == Unknown {
 		return Unknown
@@ -86,23 +82,11 @@ func (c *Collector) Add(entries ...*sessions.Entry) {
 	}
 }
 
-// Records returns the records so far, in file order. The slice is shared:
-// later Adds only append to it, so it may be kept and read while the
-// Collector grows, but not modified.
-func (c *Collector) Records() []Record { return c.records[:len(c.records):len(c.records)] }
-
-// Totals returns pi's /session totals of the entries added so far.
-func (c *Collector) Totals() Totals {
-	t := c.totals
-	t.finish()
-	return t
-}
-
 // recordOf picks out the usage of one entry exactly where pi's /session
 // (AgentSession.getSessionStats) adds it: assistant and tool-result messages,
 // usage entries, compactions and branch summaries with a truthy usage. An
 // entry whose usage is not an object adds nothing (pi would throw or add NaN;
-// tree.Usage skips it too).
+// tree.EntryUsage skips it too).
 func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
 	u, ok := e.Usage()
 	if !ok || jsjson.KindOf(u) != jsjson.Object {
@@ -166,32 +150,12 @@ func (c *Collector) name(v []byte) string {
 	return s
 }
 
-// num reads a token count or cost as tree.Usage does: numbers only.
+// num reads a token count or cost as tree.DecodeUsage does: numbers only.
 func num(v []byte) float64 {
 	if jsjson.KindOf(v) != jsjson.Number {
 		return 0
 	}
 	return jsjson.NumberValue(v)
-}
-
-// Scan reads the records and the name of the session at path without
-// keeping it in memory, for the reports of sessions that are not parsed:
-// only the lines that can carry usage or a name are parsed. name is the
-// last session_info's, trimmed, as tree.Tree.Name gives it.
-func Scan(path string) (records []Record, name string, err error) {
-	var c Collector
-	_, err = sessions.Scan(path, mayCount, func(e *sessions.Entry) {
-		if e.Type == schema.TypeSessionInfo {
-			n, _ := e.Str("name")
-			name = jsjson.Trim(n)
-			return
-		}
-		c.Add(e)
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return c.kept(), name, nil
 }
 
 // mayCount lets through every line that can carry a record or a session

@@ -9,11 +9,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
-// TestScanMatchesParse: the records and the name Scan reads are those of
+// scanRecords reads the records and the name of the session at path in
+// one pass of sessions.Scan with the usage filter alone: the plain reader
+// that ScanFacts, its faster and resumable kin, is checked against. name
+// is the last session_info's, trimmed, as tree.Tree.Name gives it.
+func scanRecords(path string) (records []Record, name string, err error) {
+	var c Collector
+	_, err = sessions.Scan(path, mayCount, func(e *sessions.Entry) {
+		if e.Type == schema.TypeSessionInfo {
+			n, _ := e.Str("name")
+			name = jsjson.Trim(n)
+			return
+		}
+		c.Add(e)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return c.kept(), name, nil
+}
+
+// TestScanMatchesParse: the records and the name scanRecords reads are those of
 // the parsed session, for every session in the repository's fixtures and
 // for the cases a line filter could get wrong.
 func TestScanMatchesParse(t *testing.T) {
@@ -21,7 +43,7 @@ func TestScanMatchesParse(t *testing.T) {
 	more, _ := filepath.Glob("../testdata/*/*/*.jsonl")
 	files = append(files, more...)
 	dir := t.TempDir()
-	long := strings.Repeat("x", 700<<10) // longer than Scan's buffer
+	long := strings.Repeat("x", 700<<10) // longer than scanRecords' buffer
 	for name, text := range map[string]string{
 		"long.jsonl": `{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}` + "\n" +
 			`{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01Z","message":{"role":"user","content":"` + long + `"}}` + "\n" +
@@ -44,7 +66,7 @@ func TestScanMatchesParse(t *testing.T) {
 	counted := 0
 	for _, p := range files {
 		l, err := sessions.Open(p)
-		records, name, serr := Scan(p)
+		records, name, serr := scanRecords(p)
 		if err != nil {
 			if !errors.Is(serr, sessions.ErrNotSession) || !errors.Is(err, sessions.ErrNotSession) {
 				t.Errorf("%s: Open: %v, Scan: %v", p, err, serr)

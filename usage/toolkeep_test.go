@@ -162,12 +162,12 @@ func benchSession(b *testing.B, n int) string {
 	return p
 }
 
-// BenchmarkScanUsage reads a session's usage records alone (Scan), as
+// BenchmarkScanUsage reads a session's usage records alone (scanRecords), as
 // the scan for the reports did before it read tool records too.
 func BenchmarkScanUsage(b *testing.B) {
 	p := benchSession(b, 20000)
 	for b.Loop() {
-		if _, _, err := Scan(p); err != nil {
+		if _, _, err := scanRecords(p); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -23,8 +23,8 @@ func TestSessionIsValid(t *testing.T) {
 		t.Fatalf("%d entries", len(l.Entries))
 	}
 	tr := tree.New(l)
-	if len(tr.Tips()) < 3 || len(tr.Labels()) < 5 {
-		t.Fatalf("tips %d labels %d", len(tr.Tips()), len(tr.Labels()))
+	if len(tr.Tips()) < 3 || len(tr.LabelOrder()) < 5 {
+		t.Fatalf("tips %d labels %d", len(tr.Tips()), len(tr.LabelOrder()))
 	}
 }
 

@@ -265,3 +265,74 @@ func FuzzRequote(f *testing.F) {
 		}
 	})
 }
+
+// decodeRunes is a string's body decoded with DecodeRune, a lone
+// surrogate as U+FFFD; ok is false where a bad escape stopped it.
+func decodeRunes(body []byte) (string, bool) {
+	var out []byte
+	for i := 0; i < len(body); {
+		r, next, ok := DecodeRune(body, i)
+		if !ok {
+			return string(out), false
+		}
+		if utf16.IsSurrogate(r) {
+			r = utf8.RuneError
+		}
+		out = utf8.AppendRune(out, r)
+		i = next
+	}
+	return string(out), true
+}
+
+func TestDecodeRune(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		r    rune
+		next int
+		ok   bool
+	}{
+		{`a`, 'a', 1, true},
+		{"é", 'é', 2, true},
+		{"\xe2\x82m", utf8.RuneError, 2, true}, // one maximal subpart
+		{"\xff\xfe", utf8.RuneError, 1, true},
+		{`\n`, '\n', 2, true},
+		{`\/`, '/', 2, true},
+		{`\"x`, '"', 2, true},
+		{`\u00e9`, 'é', 6, true},
+		{`\ud83d\ude00`, '😀', 12, true},
+		{`\ud83dx`, 0xD83D, 6, true},
+		{`\ude00`, 0xDE00, 6, true},
+		{`\ud83d\u0041`, 0xD83D, 6, true},
+		{`\`, 0, 0, false},
+		{`\q`, 0, 0, false},
+		{`\u12`, 0, 0, false},
+		{`\uZZZZ`, 0, 0, false},
+	} {
+		r, next, ok := DecodeRune([]byte(tc.body), 0)
+		if r != tc.r || next != tc.next || ok != tc.ok {
+			t.Errorf("DecodeRune(%q) = %q, %d, %v; want %q, %d, %v", tc.body, r, next, ok, tc.r, tc.next, tc.ok)
+		}
+	}
+}
+
+// FuzzDecodeRune: a string's body decoded one character at a time is
+// what Unquote makes of it, and stops where Unquote fails.
+func FuzzDecodeRune(f *testing.F) {
+	for _, s := range []string{``, `plain`, `a\nb\t\"c\\d\/e\b\f\r`, `\u00e9\u2028\ud83d\ude00`, `\ud83d`, `\ude00x`,
+		`\u12`, `\uZZZZ`, `\q`, `x\`, "caf\xc3\xa9 \xe2\x82 \xff\\n", "\xed\xa0\x80", "\xf0\x9f\x98"} {
+		f.Add([]byte(s))
+	}
+	for _, s := range invalidInputs()[:50] {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, ok := decodeRunes(body)
+		want, wantOK := appendUnquoted(nil, body)
+		if ok != wantOK || got != string(want) {
+			t.Fatalf("%q: DecodeRune gives %q, %v; appendUnquoted %q, %v", body, got, ok, want, wantOK)
+		}
+		if u, err := Unquote(append(append([]byte{'"'}, body...), '"')); err == nil && (!ok || u != got) {
+			t.Fatalf("%q: DecodeRune gives %q, %v; Unquote %q", body, got, ok, u)
+		}
+	})
+}

@@ -83,6 +83,48 @@ func appendUnquoted(dst, body []byte) (_ []byte, ok bool) {
 	return dst, true
 }
 
+// DecodeRune decodes the character at body[i] of a JSON string's body
+// (its text between the quotes) as JavaScript reads it, and returns it
+// and where the next one starts: an escape, with a \u pair that spells a
+// surrogate pair one character and a lone surrogate itself (a JavaScript
+// string can hold one; utf16.IsSurrogate tells it); else a UTF-8
+// sequence, an invalid one being U+FFFD for its maximal subpart, as
+// Unquote reads it. ok is false at a bad escape: a backslash that ends
+// the body, an unknown letter, \u without four hex digits.
+func DecodeRune(body []byte, i int) (r rune, next int, ok bool) {
+	c := body[i]
+	switch {
+	case c < utf8.RuneSelf && c != '\\':
+		return rune(c), i + 1, true
+	case c != '\\':
+		r, n := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && n == 1 {
+			n = invalidLen(body[i:])
+		}
+		return r, i + n, true
+	case i+1 >= len(body):
+		return 0, i, false
+	}
+	switch c := body[i+1]; c {
+	case '"', '\\', '/':
+		return rune(c), i + 2, true
+	case 'b':
+		return '\b', i + 2, true
+	case 'f':
+		return '\f', i + 2, true
+	case 'n':
+		return '\n', i + 2, true
+	case 'r':
+		return '\r', i + 2, true
+	case 't':
+		return '\t', i + 2, true
+	case 'u':
+		r, n, ok := escapeU(body, i)
+		return r, i + n, ok
+	}
+	return 0, i, false
+}
+
 // escapeU decodes the \u escape at b[i], joined with a second one that
 // follows when the two spell a surrogate pair, and returns the rune and
 // the bytes the escapes take; ok is false for bad hex digits. A lone

@@ -33,6 +33,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pifs/pifs/sessions/schema"
 )
 
 // Version is the pinned version of @earendil-works/pi-coding-agent.
@@ -95,7 +97,7 @@ type View struct {
 	// (null when pi's loop threw; see UsageError).
 	UsageRaw json.RawMessage `json:"usage"`
 	// Usage is UsageRaw decoded; nil when it is null or not all numbers.
-	Usage *Usage `json:"-"`
+	Usage *schema.Usage `json:"-"`
 	// UsageError is the message the stats loop threw (e.g. an assistant message without usage).
 	UsageError *string `json:"usageError"`
 	// Stats are the message counters of AgentSession.getSessionStats().
@@ -121,16 +123,6 @@ type Info struct {
 	Modified     *string `json:"modified"`
 	MessageCount int     `json:"messageCount"`
 	FirstMessage string  `json:"firstMessage"`
-}
-
-// Usage is the token and cost totals over all entries of the file (not only one branch).
-type Usage struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cacheRead"`
-	CacheWrite float64 `json:"cacheWrite"`
-	Total      float64 `json:"total"`
-	Cost       float64 `json:"cost"`
 }
 
 // Stats are getSessionStats()'s message counters over all entries of the file.
@@ -244,7 +236,7 @@ func ParseView(out []byte) (*View, error) {
 	}
 	v.Raw = append(json.RawMessage(nil), bytes.TrimSpace(out)...)
 	if len(v.UsageRaw) > 0 && string(v.UsageRaw) != "null" {
-		var u Usage
+		var u schema.Usage
 		if json.Unmarshal(v.UsageRaw, &u) == nil && !bytes.Contains(v.UsageRaw, []byte("null")) {
 			v.Usage = &u
 		}
@@ -895,7 +887,7 @@ type Commands struct {
 	// Stats and Usage are getSessionStats()'s counts and its tokens and
 	// cost; nil when it threw (StatsError).
 	Stats      *Stats
-	Usage      *Usage
+	Usage      *schema.Usage
 	StatsError *string
 	// Cached is the percentage /session prints beside "Cached:" ("38.1"),
 	// nil when it prints none; Rate is pi's expression for it on the
@@ -918,7 +910,7 @@ func SessionCommands(t testing.TB, files ...string) map[string]*Commands {
 		Error *string
 		Stats *struct {
 			Stats
-			Tokens Usage
+			Tokens schema.Usage
 			Cost   float64
 		}
 		StatsError *string

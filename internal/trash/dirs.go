@@ -2,6 +2,8 @@ package trash
 
 import (
 	"path/filepath"
+
+	"github.com/pifs/pifs/internal/mountinfo"
 )
 
 // InfoDirs are the info/ folders of every trash directory List(under)
@@ -25,7 +27,7 @@ func (t *Trash) dirsUnder(under string) (abs, real string, dirs []trashDir, err 
 	if abs, err = filepath.Abs(under); err != nil {
 		return "", "", nil, err
 	}
-	if real, err = realPath(abs); err != nil {
+	if real, err = mountinfo.RealPath(abs); err != nil {
 		return "", "", nil, err
 	}
 	dirs, err = t.dirsFor(real)

@@ -40,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pifs/pifs/internal/mountinfo"
 	"github.com/pifs/pifs/internal/rename"
 )
 
@@ -172,7 +173,7 @@ func (t *Trash) candidates(parent string) ([]trashDir, error) {
 		return nil, err
 	}
 	var out []trashDir
-	home, err := realPath(t.Home)
+	home, err := mountinfo.RealPath(t.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ func (t *Trash) owns(c trashDir) bool {
 // Outside. pifs asks it once for the store, to say at the start whether
 // sessions can be trashed.
 func (t *Trash) Dir(path string) (string, error) {
-	parent, err := realPath(filepath.Dir(path))
+	parent, err := mountinfo.RealPath(filepath.Dir(path))
 	if err != nil {
 		return "", err
 	}
@@ -255,7 +256,7 @@ func (t *Trash) checkOutside(dir string) error {
 	if t.Outside == "" {
 		return nil
 	}
-	out, err := realPath(t.Outside)
+	out, err := mountinfo.RealPath(t.Outside)
 	if err != nil {
 		return err
 	}
@@ -415,7 +416,7 @@ func (t *Trash) List(under string) ([]Item, error) {
 // real (a real path): the home trash, and those at the top of its file
 // system and of every file system mounted inside it.
 func (t *Trash) dirsFor(real string) ([]trashDir, error) {
-	home, err := realPath(t.Home)
+	home, err := mountinfo.RealPath(t.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -505,7 +506,7 @@ func (t *Trash) Restore(it Item) error {
 // ownsItem checks that a trashed file is in the home trash or a trash
 // directory of the user's (see own).
 func (t *Trash) ownsItem(it Item) error {
-	if home, err := realPath(t.Home); err == nil && it.Dir == home {
+	if home, err := mountinfo.RealPath(t.Home); err == nil && it.Dir == home {
 		return nil
 	}
 	for _, d := range []string{it.Dir, filepath.Join(it.Dir, "files"), filepath.Join(it.Dir, "info")} {
@@ -674,61 +675,15 @@ func volumeOf(p string) (string, error) {
 	return "/", nil
 }
 
-// realPath resolves symbolic links in the absolute path p; the part that
-// does not exist yet is kept as it is.
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	rest := ""
-	for {
-		r, err := filepath.EvalSymlinks(abs)
-		if err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(abs) == abs {
-			return "", err
-		}
-		rest = filepath.Join(filepath.Base(abs), rest)
-		abs = filepath.Dir(abs)
-	}
-}
-
-// mountPoints lists the mount points of this process's namespace.
+// mountPoints lists the mount points of this process's namespace (none
+// where there is no mount table to read).
 func mountPoints() []string {
-	data, err := os.ReadFile("/proc/self/mounts")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 1 {
-			out = append(out, unescapeMount(f[1]))
-		}
+	ms, _ := mountinfo.Read()
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Point
 	}
 	return out
-}
-
-// unescapeMount decodes the octal escapes (\040 for a space) of a path in
-// /proc/self/mounts.
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // within tells whether p is dir or below it.

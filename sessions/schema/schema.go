@@ -1,7 +1,9 @@
 // Package schema names the parts of pi's session format, as pi 1.6 writes
 // and reads them: the entry types, the message roles and the content block
-// types. Every package that tells entries, messages or blocks apart by
-// these names takes them from here, so that each is spelled once.
+// types, and the Usage totals pi's /session sums from the entries. Every
+// package that tells entries, messages or blocks apart by these names
+// takes them from here, so that each is spelled once; the tests' pi
+// oracle reads pi's totals into the same Usage.
 //
 // It is a leaf, importing nothing of pifs, so that everything can use it,
 // the session generator included (which the sessions package's own tests
