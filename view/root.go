@@ -41,7 +41,7 @@ func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.Sessions
 func (s *rootDir) list() ([]Child, error) {
 	// events is looked up, never listed: a walk (grep -r, tar, diff -r)
 	// would wait on it forever.
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}
+	out := append([]Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}, searchChild(s.v, "")...)
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -71,6 +71,9 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return activeChild(s.v, ""), nil
 	case pifsName:
 		return pifsChild(s.v), nil
+	}
+	if c := searchChild(s.v, ""); len(c) > 0 && name == searchName {
+		return c[0], nil
 	}
 	if !s.v.hasProject(name) {
 		return Child{}, ErrNotFound
@@ -129,6 +132,7 @@ func (d *projectDir) list() ([]Child, error) {
 	d.v.cache.Listing(d.project)
 	out := make([]Child, 0, len(files)+3)
 	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors(), activeChild(d.v, d.project))
+	out = append(out, searchChild(d.v, d.project)...)
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -156,6 +160,9 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return eventsChild(d.v, d.project), nil
 	case activeName:
 		return activeChild(d.v, d.project), nil
+	}
+	if c := searchChild(d.v, d.project); len(c) > 0 && name == searchName {
+		return c[0], nil
 	}
 	if _, err := d.v.meta(d.project, name); err != nil {
 		return Child{}, err
