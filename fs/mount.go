@@ -434,9 +434,6 @@ func (f *FS) apply(changes []sessions.Change) {
 	if !f.mounted.Load() {
 		return // not mounted yet: the kernel holds nothing
 	}
-	if f.search != nil {
-		f.search.Changed(changes)
-	}
 	f.applyMu.Lock()
 	defer f.applyMu.Unlock()
 	f.root.Apply(changes)
