@@ -126,6 +126,10 @@ func TestSearchFolder(t *testing.T) {
 	if got := run(t, mnt, "ls", "search"); got != "README\nstatus\n" {
 		t.Errorf("ls search: %q", got)
 	}
+	// Looked up, not listed: a glob never takes a query for a session.
+	if got := run(t, mnt, "sh", "-c", "ls -d ./*/info.json ./*/*/info.json ./search/README"); strings.Count(got, "search/") != 1 || strings.Count(got, "_1/info.json") != 1 {
+		t.Errorf("globs through search/: %q", got)
+	}
 	if got := run(t, mnt, "cat", "search/README"); !strings.Contains(got, "role:user") || !strings.Contains(got, "hits.json") {
 		t.Errorf("search/README lacks the syntax or the files:\n%s", got)
 	}

@@ -40,8 +40,9 @@ func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.Sessions
 
 func (s *rootDir) list() ([]Child, error) {
 	// events is looked up, never listed: a walk (grep -r, tar, diff -r)
-	// would wait on it forever.
-	out := append([]Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}, searchChild(s.v, "")...)
+	// would wait on it forever; search/ too: any name in it is a folder,
+	// which a glob (*/*/info.json) would take for a session's.
+	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -132,7 +133,6 @@ func (d *projectDir) list() ([]Child, error) {
 	d.v.cache.Listing(d.project)
 	out := make([]Child, 0, len(files)+3)
 	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors(), activeChild(d.v, d.project))
-	out = append(out, searchChild(d.v, d.project)...)
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}

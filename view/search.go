@@ -33,8 +33,8 @@ const (
 // volatile is a value the kernel must not keep: it changes with no notice.
 type volatile interface{ volatile() }
 
-// searchChild is search/ at the root (project "") or in a project; absent
-// when the mount was told to keep no index.
+// searchChild is search/ at the root (project "") or in a project, looked
+// up, never listed; absent when the mount was told to keep no index.
 func searchChild(v *View, project string) []Child {
 	if v.opts.Search == nil && v.opts.SearchOff == "" {
 		return nil
