@@ -202,11 +202,11 @@ func NewAnswer(res *Result, err error, loc *time.Location) (*Answer, error) {
 }
 
 // AnswerKey is what an answer depends on: the scope's project, the query,
-// which sessions the caller sees (a key of their sight) and the index's
-// version (Gen).
+// which sessions the caller sees (a key of their sight), the index's
+// version (Gen) and the store's (which sessions are there to be shown).
 type AnswerKey struct {
-	Project, Query string
-	Sight, Gen     uint64
+	Project, Query    string
+	Sight, Gen, Store uint64
 }
 
 // Answers keeps the last MaxAnswers answers, so that a listing of a query

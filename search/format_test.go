@@ -144,7 +144,7 @@ func TestAnswers(t *testing.T) {
 	if get(k) != a || made != 1 {
 		t.Errorf("asked twice: made %d", made)
 	}
-	for _, other := range []AnswerKey{{Query: "x", Gen: 2}, {Query: "x", Gen: 1, Sight: 3}, {Project: "p", Query: "x", Gen: 1}} {
+	for _, other := range []AnswerKey{{Query: "x", Gen: 2}, {Query: "x", Gen: 1, Store: 5}, {Query: "x", Gen: 1, Sight: 3}, {Project: "p", Query: "x", Gen: 1}} {
 		if get(other) == a {
 			t.Errorf("%+v shares %+v's answer", other, k)
 		}

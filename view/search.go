@@ -68,8 +68,8 @@ func (d *searchDir) lookup(name string) (Child, error) {
 	if !ok {
 		q = name // a name not spelled as names spell them is the query as it is
 	}
-	gen := d.v.opts.Search.Gen()
-	key := []string{searchName, d.project, name, strconv.FormatUint(gen, 16)}
+	gen := [2]uint64{d.v.opts.Search.Gen(), d.v.x.Gen()}
+	key := []string{searchName, d.project, name, strconv.FormatUint(gen[0], 16), strconv.FormatUint(gen[1], 16)}
 	qd := &queryDir{d.inProject, q, gen, key, everything}
 	return Child{name, syscall.S_IFDIR, names.Ino(key...), func() Node { return qd }}, nil
 }
@@ -90,8 +90,8 @@ func (f *searchStatus) content() ([]byte, time.Time, error) {
 type queryDir struct {
 	inProject
 	query string
-	gen   uint64   // the index's version it answers from
-	key   []string // what its inode number and its children's are made of
+	gen   [2]uint64 // the versions of the full-text index and the store's it answers from
+	key   []string  // what its inode number and its children's are made of
 	sees  *sight
 }
 
@@ -183,10 +183,11 @@ func hitTime(h search.Hit, or time.Time) time.Time {
 }
 
 // searchFor answers a query in a project ("": the store) as sight s sees
-// it, as kept for version gen of the index (else as the index is now).
-func (v *View) searchFor(project, query string, gen uint64, s *sight) (*search.Answer, error) {
+// it, as kept for versions gen of the full-text index and of the store
+// (else as they are now): a session gone from the store leaves at once.
+func (v *View) searchFor(project, query string, gen [2]uint64, s *sight) (*search.Answer, error) {
 	idx := v.opts.Search
-	return v.searches.Get(search.AnswerKey{Project: project, Query: query, Sight: s.key, Gen: gen}, func() (*search.Answer, error) {
+	return v.searches.Get(search.AnswerKey{Project: project, Query: query, Sight: s.key, Gen: gen[0], Store: gen[1]}, func() (*search.Answer, error) {
 		scope := search.Scope{Project: project}
 		if !s.all {
 			scope.Visible = func(path string) bool { return !s.hidden[path] }
