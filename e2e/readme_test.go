@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pifs/pifs/fs"
 )
 
 // docRecipes are the ```sh blocks of a Markdown file, in order.
@@ -70,10 +72,14 @@ func TestReadmeRecipes(t *testing.T) {
 			home := t.TempDir()
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
-			mnt := testMount(t, store)
+			mnt := testMount(t, store, func(o *fs.Options) { o.SearchDir = t.TempDir() })
 			if err := os.Symlink(mnt, filepath.Join(home, "pi")); err != nil {
 				t.Fatal(err)
 			}
+			searchWait(t, "search/status says the index is complete", func() (bool, string) {
+				b, _ := os.ReadFile(filepath.Join(mnt, "search", "status"))
+				return strings.HasPrefix(string(b), "index complete"), string(b)
+			})
 			for i, r := range recipes {
 				if strings.Contains(r, "/events") || strings.HasSuffix(strings.TrimSpace(r), " events") {
 					liveRecipe(t, i, r, home, mnt)

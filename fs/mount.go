@@ -267,9 +267,9 @@ func Mount(mountpoint string, o Options) (*FS, error) {
 		cache = persist.Open(persist.Options{Dir: o.CacheDir, Store: store, Build: buildID(), MaxBytes: bound,
 			Log: func(msg string) { o.Logger.Warn(msg) }})
 	}
-	idx := openSearch(o, store, &inMemory)
+	idx, off := openSearch(o, store, &inMemory)
 	v := view.New(view.Options{SessionsDir: store, Flat: o.Flat, TimeZone: o.TimeZone, ReadOnly: o.ReadOnly, Shared: o.AllowOther, CacheBytes: inMemory,
-		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home, TxnBytes: o.TxnBytes, Search: idx})
+		Logger: o.Logger, Parsed: o.Parsed, WalkGap: o.WalkGap, WalkHold: o.WalkHold, Home: o.Home, TxnBytes: o.TxnBytes, Search: idx, SearchOff: off})
 	v.Index().Keep(cache)
 	v.AddStats("persist", func() any { return cache.Stats() })
 	if idx != nil {
@@ -414,9 +414,6 @@ func (f *FS) apply(changes []sessions.Change) {
 	if !f.mounted.Load() {
 		return // not mounted yet: the kernel holds nothing
 	}
-	if f.search != nil {
-		f.search.Changed(changes)
-	}
 	f.applyMu.Lock()
 	defer f.applyMu.Unlock()
 	f.root.Apply(changes)
@@ -466,10 +463,10 @@ func (f *FS) stopped() {
 
 // openSearch opens the store's full-text index in o.SearchDir (nil when
 // there is none, or it cannot be opened: the mount goes on without it and
-// the log says why), and takes what it holds in memory from *budget.
-func openSearch(o Options, store string, budget *int64) *search.Index {
+// the log and off say why), and takes what it holds in memory from *budget.
+func openSearch(o Options, store string, budget *int64) (idx *search.Index, off string) {
 	if o.SearchDir == "" {
-		return nil
+		return nil, ""
 	}
 	idx, err := search.Open(search.Options{Dir: o.SearchDir, Store: store, Touches: touches,
 		CacheKiB: int(searchCacheKiB(o.CacheBytes)), Log: func(msg string) { o.Logger.Warn(msg) }})
@@ -478,11 +475,12 @@ func openSearch(o Options, store string, budget *int64) *search.Index {
 		if errors.Is(err, search.ErrInUse) {
 			hint = "another mount of this store keeps it; unmount it, or give this one --index DIR"
 		}
-		o.Logger.Warn(fmt.Sprintf("search index in %s: %v: search/ and by-file/ are off for this mount (%s)", o.SearchDir, err, hint))
-		return nil
+		off = fmt.Sprintf("search index in %s: %v (%s)", o.SearchDir, err, hint)
+		o.Logger.Warn(off + ": search/ and by-file/ are off for this mount")
+		return nil, off
 	}
 	*budget -= SearchBytes(o.CacheBytes)
-	return idx
+	return idx, ""
 }
 
 // searchCacheKiB is the search index builder's page cache for a memory

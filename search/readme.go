@@ -57,6 +57,7 @@ What is searched, per entry
   (JSON escapes decoded). A part longer than 16 KiB (a long tool output)
   is searched in its first and last 8 KiB.
 
-A query that cannot be read is refused (ENOENT), and search/errors and
-the log say why.
+A query that cannot be read gives a folder holding only error, which
+says why (so do the log and ls of it): its hits are absent, and cat of
+them fails.
 `

@@ -52,9 +52,13 @@ func (v *View) Events(s Streamer, c Caller) (*events.Reader, error) {
 	return v.events.Open(project, c.Uid, sees), nil
 }
 
-// Publish makes the lines of changes for the open events files: those of
-// the session folders the mount shows.
+// Publish makes the lines of changes for the open events files (those of
+// the session folders the mount shows), and tells the full-text index of
+// them: the watcher's and those pifs made itself.
 func (v *View) Publish(changes []sessions.Change) {
+	if v.opts.Search != nil && len(changes) > 0 {
+		v.opts.Search.Changed(changes)
+	}
 	shown := changes[:0:0]
 	for _, c := range changes {
 		if c.Name != "" && validProject(c.Project) && validSessionName(c.Name) {

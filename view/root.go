@@ -40,7 +40,8 @@ func (s *rootDir) mtime() (time.Time, error) { return dirMtime(s.v.opts.Sessions
 
 func (s *rootDir) list() ([]Child, error) {
 	// events is looked up, never listed: a walk (grep -r, tar, diff -r)
-	// would wait on it forever.
+	// would wait on it forever; search/ too: any name in it is a folder,
+	// which a glob (*/*/info.json) would take for a session's.
 	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
@@ -71,6 +72,9 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return activeChild(s.v, ""), nil
 	case pifsName:
 		return pifsChild(s.v), nil
+	}
+	if c := searchChild(s.v, ""); len(c) > 0 && name == searchName {
+		return c[0], nil
 	}
 	if !s.v.hasProject(name) {
 		return Child{}, ErrNotFound
@@ -156,6 +160,9 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return eventsChild(d.v, d.project), nil
 	case activeName:
 		return activeChild(d.v, d.project), nil
+	}
+	if c := searchChild(d.v, d.project); len(c) > 0 && name == searchName {
+		return c[0], nil
 	}
 	if _, err := d.v.meta(d.project, name); err != nil {
 		return Child{}, err

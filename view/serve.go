@@ -227,11 +227,13 @@ func (v *View) LookupFor(f Folder, name string, c Caller) (Child, error) {
 	return k, nil
 }
 
-// PerCaller tells whether what a value shows depends on who asks: the
-// kernel must not keep it for another caller.
+// PerCaller tells whether what a value shows depends on who asks, or
+// changes with no notice (volatile): the kernel must not keep it for
+// another caller.
 func (v *View) PerCaller(n Node) bool {
 	_, ok := n.(seenBy)
-	return v.opts.Shared && ok
+	_, vol := n.(volatile)
+	return v.opts.Shared && ok || vol
 }
 
 // gathers is a folder that may show sessions from elsewhere, whose

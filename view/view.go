@@ -61,6 +61,9 @@ type Options struct {
 	// Search is the store's full-text index, which search/ and by-file/
 	// ask (nil: none; those folders say so).
 	Search *search.Index
+	// SearchOff, when Search is nil, says why the index asked for is off
+	// (search/status shows it); "" when none was asked for: no search/.
+	SearchOff string
 }
 
 // View is what a mount of one store shows.
@@ -82,6 +85,8 @@ type View struct {
 	usage   usageCache
 	byNames byNames
 	cwdTree cwdTrees
+	// searches are the last answers of search/ (see searchFor).
+	searches search.Answers
 	// treeCounts counts the sizes of the /tree views counted (see counts).
 	treeCounts atomic.Int64
 	moreStats  statsGroups
