@@ -128,6 +128,25 @@ func TestTouchesAsScan(t *testing.T) {
 		if got, _ := x.TouchedUnder(context.Background(), "/nowhere", scope); len(got) != 0 {
 			t.Errorf("/nowhere: %q", got)
 		}
+		// Leads: every file and folder the scan finds, and nothing else
+		// (not "/s/a-" though "/s/a-b" is touched, nor "/s/a/x/y").
+		for dir := range dirs {
+			for name := range dirs[dir] {
+				p := filepath.Join(dir, name)
+				if ok, err := x.Leads(context.Background(), p, scope); err != nil || !ok {
+					t.Errorf("Leads(%s) (scope %+v): %v %v", p, scope.Project, ok, err)
+				}
+			}
+		}
+		for _, p := range []string{"/nowhere", "/s/a-", "/s/a/x/y", "/s/a.tx", "/home/user/tree/files/d9"} {
+			want := false
+			for file := range scan {
+				want = want || file == p || strings.HasPrefix(file, p+"/")
+			}
+			if ok, err := x.Leads(context.Background(), p, scope); err != nil || ok != want {
+				t.Errorf("Leads(%s) (scope %+v): %v %v, want %v", p, scope.Project, ok, err, want)
+			}
+		}
 	}
 	// What a touch says.
 	got, err := x.TouchedBy(context.Background(), "/home/user/beta/src/session_manager.go", Scope{})
@@ -195,6 +214,18 @@ func TestTouchCost(t *testing.T) {
 	if n := s2.Statements - s1.Statements; n > 2*7+1 {
 		t.Fatalf("a folder of 7 names: %d statements", n)
 	}
+	// Whether a folder leads to a touched file: one statement, past the
+	// names that sort between it and its files ("a-b", "a.txt").
+	if ok, err := x.Leads(ctx, "/home/user/tree/files", Scope{}); err != nil || !ok {
+		t.Fatalf("Leads: %v %v", ok, err)
+	}
+	if n := x.Stats().Statements - s2.Statements; n != 1 {
+		t.Fatalf("Leads of a folder of 2,000 touches: %d statements", n)
+	}
+	if ok, _ := x.Leads(ctx, "/s/a", Scope{}); !ok {
+		t.Fatal("Leads(/s/a)")
+	}
+	s2 = x.Stats()
 	// One project's view of a folder another project touched alone costs
 	// the touches it passes (the rows of the folder's first name).
 	names, err = x.TouchedUnder(ctx, "/s", Scope{Project: "--home-user-tree--"})
