@@ -23,13 +23,17 @@ const (
 	latestName = "latest"
 	usageName  = "usage"
 	byNameName = "by-name"
+	byFileName = "by-file"
 )
+
+// readmeName is by-file/'s README on a mount without the index.
+const readmeName = "README"
 
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
-	rootNames    = map[string]bool{pifsName: true, byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true, eventsName: true, activeName: true}
+	rootNames    = map[string]bool{pifsName: true, byIDName: true, byCwdName: true, byFileName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, byFileName: true, errorsName: true, eventsName: true, activeName: true}
 )
 
 // Names in a session folder.
