@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pifs/pifs/fs"
 )
 
 // docRecipes are the ```sh blocks of a Markdown file, in order.
@@ -70,7 +72,9 @@ func TestReadmeRecipes(t *testing.T) {
 			home := t.TempDir()
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
-			mnt := testMount(t, store)
+			mnt := testMount(t, store, func(o *fs.Options) { o.SearchDir = t.TempDir() })
+			files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
+			indexed(t, mnt, len(files)) // by-file/ shows what the index holds
 			if err := os.Symlink(mnt, filepath.Join(home, "pi")); err != nil {
 				t.Fatal(err)
 			}
