@@ -104,16 +104,19 @@ func bfMount(t *testing.T, store string, n int, shared bool) string {
 	return mnt
 }
 
-// indexed waits until the mount's full-text index holds n sessions (it
+// indexed waits until the mount's full-text index holds n sessions, all
+// committed (it
 // builds in the background, at a low priority: up to 30 s on a busy
 // machine).
 func indexed(t *testing.T, mnt string, n int) {
 	t.Helper()
 	var data []byte
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var s struct{ Search struct{ Full int64 } }
+		var s struct {
+			Search struct{ Full, Complete int64 }
+		}
 		data, _ = os.ReadFile(filepath.Join(mnt, ".pifs", "stats"))
-		if json.Unmarshal(data, &s) == nil && s.Search.Full >= int64(n) {
+		if json.Unmarshal(data, &s) == nil && s.Search.Full >= int64(n) && s.Search.Complete == 1 {
 			return
 		}
 	}

@@ -367,17 +367,23 @@ func (x *Index) Close() error {
 // statements its queries ran and the rows they read; the files the
 // builder indexed whole, the files it indexed the appended part of, the
 // files it found unchanged and those it removed; the entries it indexed
-// and the bytes of session files it read.
+// and the bytes of session files it read; Complete is 1 while the index
+// holds the store as last told, committed (see Idle).
 type Stats struct {
 	Statements, Rows                                       int64
 	Full, Appended, Unchanged, Removed, Entries, BytesRead int64
+	Complete                                               int64
 }
 
 // Stats returns the counts.
 func (x *Index) Stats() Stats {
 	s := &x.stats
+	var complete int64
+	if x.complete() {
+		complete = 1
+	}
 	return Stats{s.statements.Load(), s.rows.Load(), s.full.Load(), s.appended.Load(), s.unchanged.Load(),
-		s.removed.Load(), s.entries.Load(), s.read.Load()}
+		s.removed.Load(), s.entries.Load(), s.read.Load(), complete}
 }
 
 // Size is the index's size on disk: its file and write-ahead log.
