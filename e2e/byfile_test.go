@@ -105,9 +105,8 @@ func bfMount(t *testing.T, store string, n int, shared bool) string {
 }
 
 // indexed waits until the mount's full-text index holds n sessions, all
-// committed (it
-// builds in the background, at a low priority: up to 30 s on a busy
-// machine).
+// committed (it builds in the background, at a low priority: up to 30 s
+// on a busy machine).
 func indexed(t *testing.T, mnt string, n int) {
 	t.Helper()
 	var data []byte
