@@ -75,7 +75,7 @@ func writeWithCwd(t *testing.T, store, id, cwd string) string {
 // every project folder, the root's and the projects' own views aside.
 func mountSessions(t *testing.T, mnt string) []string {
 	t.Helper()
-	notProjects := map[string]bool{"by-id": true, "by-cwd": true, "usage": true, "active": true}
+	notProjects := map[string]bool{"by-id": true, "by-cwd": true, "by-file": true, "usage": true, "active": true}
 	var out []string
 	top, err := os.ReadDir(mnt)
 	if err != nil {
@@ -90,7 +90,7 @@ func mountSessions(t *testing.T, mnt string) []string {
 			t.Fatal(err)
 		}
 		for _, d := range des {
-			if d.IsDir() && d.Name() != "usage" && d.Name() != "by-name" && d.Name() != "active" {
+			if d.IsDir() && d.Name() != "usage" && d.Name() != "by-name" && d.Name() != "by-file" && d.Name() != "active" {
 				out = append(out, p.Name()+"/"+d.Name())
 			}
 		}

@@ -21,10 +21,10 @@ func TestLayout(t *testing.T) {
 	store, _ := writeStore(t)
 	mnt := testMount(t, store)
 
-	if got, want := lines(run(t, mnt, "ls")), []string{fixProject, "active", "by-cwd", "by-id", "latest", "new", "trash", "usage"}; !reflect.DeepEqual(got, want) {
+	if got, want := lines(run(t, mnt, "ls")), []string{fixProject, "active", "by-cwd", "by-file", "by-id", "latest", "new", "trash", "usage"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ls MOUNT = %q, want %q", got, want)
 	}
-	if got, want := lines(run(t, mnt, "ls", "./"+fixProject)), []string{fixSession, "active", "by-name", "cwd", "errors", "latest", "new", "usage"}; !reflect.DeepEqual(got, want) {
+	if got, want := lines(run(t, mnt, "ls", "./"+fixProject)), []string{fixSession, "active", "by-file", "by-name", "cwd", "errors", "latest", "new", "usage"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ls project = %q, want %q", got, want)
 	}
 	want := []string{"append", "branches", "changes", "changes.patch", "context.json", "current", "entries", "errors", "files.json", "files.txt", "fork", "forks", "header.json", "images",
@@ -271,7 +271,7 @@ func TestNewAndRemovedSessions(t *testing.T) {
 	os.WriteFile(filepath.Join(store, fixProject, "junk.jsonl"), []byte("{\"type\":\"message\"}\n"), 0o644)
 	eventually(t, "new session listed", func() (bool, string) {
 		got := lines(run(t, proj, "ls"))
-		return reflect.DeepEqual(got, []string{fixSession, "2024-02-01T00-00-00-000Z_other", "active", "by-name", "cwd", "errors", "latest", "new", "usage"}), strings.Join(got, " ")
+		return reflect.DeepEqual(got, []string{fixSession, "2024-02-01T00-00-00-000Z_other", "active", "by-file", "by-name", "cwd", "errors", "latest", "new", "usage"}), strings.Join(got, " ")
 	})
 	if got := run(t, proj, "cat", "cwd"); got != "/elsewhere\n" {
 		t.Errorf("cwd = %q", got)
@@ -281,7 +281,7 @@ func TestNewAndRemovedSessions(t *testing.T) {
 		_, err := os.Stat(sessionPath(mnt))
 		return errors.Is(err, iofs.ErrNotExist), errString(err)
 	})
-	if got := lines(run(t, proj, "ls")); !reflect.DeepEqual(got, []string{"2024-02-01T00-00-00-000Z_other", "active", "by-name", "cwd", "errors", "latest", "new", "usage"}) {
+	if got := lines(run(t, proj, "ls")); !reflect.DeepEqual(got, []string{"2024-02-01T00-00-00-000Z_other", "active", "by-file", "by-name", "cwd", "errors", "latest", "new", "usage"}) {
 		t.Errorf("ls = %q", got)
 	}
 }

@@ -73,6 +73,8 @@ func TestReadmeRecipes(t *testing.T) {
 			t.Setenv("HOME", home)
 			t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 			mnt := testMount(t, store, func(o *fs.Options) { o.SearchDir = t.TempDir() })
+			files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
+			indexed(t, mnt, len(files)) // by-file/ shows what the index holds
 			if err := os.Symlink(mnt, filepath.Join(home, "pi")); err != nil {
 				t.Fatal(err)
 			}

@@ -547,7 +547,7 @@ func TestWriteFork(t *testing.T) {
 			t.Errorf("%s: errors says %q", c.line, last)
 		}
 	}
-	if n := len(lines(sh(t, mnt, "ls ./"+fixProject))); n != 10 { // active, by-name, cwd, errors, latest, new, usage, the session, the clone, the fork
+	if n := len(lines(sh(t, mnt, "ls ./"+fixProject))); n != 11 { // active, by-file, by-name, cwd, errors, latest, new, usage, the session, the clone, the fork
 		t.Errorf("%d names in the project after refused forks", n)
 	}
 }

@@ -106,6 +106,9 @@ func (d *dir) resolve(name string) (uint64, bool) {
 }
 
 func (d *dir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if d.r.v.PerCaller(d.f) {
+		out.SetTimeout(AttrNever) // another caller, or a listing since changed
+	}
 	return d.r.attr(d.f, nil, &out.Attr)
 }
 

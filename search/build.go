@@ -676,6 +676,7 @@ func (b *batch) commit() error {
 	b.commits++
 	x := b.x
 	defer x.gen.Add(1)
+	defer x.updated.Store(max(time.Now().UnixNano(), x.updated.Load()+1))
 	x.mu.Lock()
 	for _, p := range b.gone {
 		if r := x.paths[p]; r != nil {

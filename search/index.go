@@ -103,8 +103,11 @@ type Index struct {
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
-	// gen counts the commits (see Gen).
-	gen atomic.Uint64
+	// gen counts the commits (see Gen); updated is when the last one was
+	// made (ns since the epoch; 0: none since Open, see Updated).
+	gen     atomic.Uint64
+	updated atomic.Int64
+	opened  time.Time
 
 	stats struct {
 		statements, rows                                  atomic.Int64
@@ -172,7 +175,7 @@ func Open(o Options) (*Index, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked}
+	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked, opened: time.Now()}
 	// One mount at a time builds and reads an index.
 	lock, err := os.OpenFile(x.path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -316,6 +319,16 @@ func (x *Index) log(msg string) {
 // builder commits): an answer may be kept while it is the same.
 func (x *Index) Gen() uint64 { return x.gen.Load() }
 
+// Updated is when what the index holds last changed: its last commit, or
+// when it was opened. The mount dates by-file/'s folders so, so that the
+// kernel lists one again once the index changed.
+func (x *Index) Updated() time.Time {
+	if ns := x.updated.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return x.opened
+}
+
 // Path is the index file.
 func (x *Index) Path() string { return x.path }
 
@@ -354,17 +367,23 @@ func (x *Index) Close() error {
 // statements its queries ran and the rows they read; the files the
 // builder indexed whole, the files it indexed the appended part of, the
 // files it found unchanged and those it removed; the entries it indexed
-// and the bytes of session files it read.
+// and the bytes of session files it read; Complete is 1 while the index
+// holds the store as last told, committed (see Idle).
 type Stats struct {
 	Statements, Rows                                       int64
 	Full, Appended, Unchanged, Removed, Entries, BytesRead int64
+	Complete                                               int64
 }
 
 // Stats returns the counts.
 func (x *Index) Stats() Stats {
 	s := &x.stats
+	var complete int64
+	if x.complete() {
+		complete = 1
+	}
 	return Stats{s.statements.Load(), s.rows.Load(), s.full.Load(), s.appended.Load(), s.unchanged.Load(),
-		s.removed.Load(), s.entries.Load(), s.read.Load()}
+		s.removed.Load(), s.entries.Load(), s.read.Load(), complete}
 }
 
 // Size is the index's size on disk: its file and write-ahead log.

@@ -61,3 +61,14 @@ A query that cannot be read gives a folder holding only error, which
 says why (so do the log and ls of it): its hits are absent, and cat of
 them fails.
 `
+
+// ByFileOff is the mount's by-file/README when it keeps no index.
+const ByFileOff = `by-file/ is empty: this mount keeps no full-text index of the store
+(it was mounted with --index none, or the index could not be opened: the
+mount's log says why).
+
+With the index, by-file/<path>/ lists the sessions whose tool calls read,
+wrote or edited that file (absolute paths; in a project folder, relative
+to its cwd), newest first with ls -t, and modified/ those that changed it.
+Mount again without --index none (or with --index DIR) to have it.
+`

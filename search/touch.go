@@ -154,3 +154,47 @@ func (x *Index) TouchedUnder(ctx context.Context, dir string, scope Scope) ([]st
 	sort.Strings(names)
 	return names, nil
 }
+
+// Leads tells whether some session in scope touched path (an absolute
+// path) or a file below it: whether by-file/ has a folder for it. It reads
+// the touches in path order from an index and stops at the first in
+// scope: a statement for the path's own touches and its folder's, and one
+// for each touch out of scope it passes.
+func (x *Index) Leads(ctx context.Context, path string, scope Scope) (bool, error) {
+	path = filepath.Clean(path)
+	prefix := path + "/"
+	if path == "/" {
+		prefix = "/"
+	}
+	// The path itself, then what is below it: the names that sort between
+	// them ("a-b", "a.go" between "a" and "a/") are skipped in one step.
+	end := prefix[:len(prefix)-1] + "0"
+	ff := x.filter(&Query{}, scope)
+	stmt, err := x.r.PrepareContext(ctx, `SELECT path, entry FROM touches WHERE (path, entry) > (?, ?) AND path < ? ORDER BY path, entry LIMIT 1`)
+	if err != nil {
+		return false, err
+	}
+	defer stmt.Close()
+	fromPath, fromEntry := path, int64(-1)
+	for {
+		x.stats.statements.Add(1)
+		var p string
+		var entry int64
+		err := stmt.QueryRowContext(ctx, fromPath, fromEntry, end).Scan(&p, &entry)
+		if err == sql.ErrNoRows {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		x.stats.rows.Add(1)
+		if p != path && !strings.HasPrefix(p, prefix) {
+			fromPath, fromEntry = prefix, -1
+			continue
+		}
+		if ff.ok(fileOf(entry)) {
+			return true, nil
+		}
+		fromPath, fromEntry = p, entry
+	}
+}

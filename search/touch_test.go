@@ -128,6 +128,25 @@ func TestTouchesAsScan(t *testing.T) {
 		if got, _ := x.TouchedUnder(context.Background(), "/nowhere", scope); len(got) != 0 {
 			t.Errorf("/nowhere: %q", got)
 		}
+		// Leads: every file and folder the scan finds, and nothing else
+		// (not "/s/a-" though "/s/a-b" is touched, nor "/s/a/x/y").
+		for dir := range dirs {
+			for name := range dirs[dir] {
+				p := filepath.Join(dir, name)
+				if ok, err := x.Leads(context.Background(), p, scope); err != nil || !ok {
+					t.Errorf("Leads(%s) (scope %+v): %v %v", p, scope.Project, ok, err)
+				}
+			}
+		}
+		for _, p := range []string{"/nowhere", "/s/a-", "/s/a/x/y", "/s/a.tx", "/home/user/tree/files/d9"} {
+			want := false
+			for file := range scan {
+				want = want || file == p || strings.HasPrefix(file, p+"/")
+			}
+			if ok, err := x.Leads(context.Background(), p, scope); err != nil || ok != want {
+				t.Errorf("Leads(%s) (scope %+v): %v %v, want %v", p, scope.Project, ok, err, want)
+			}
+		}
 	}
 	// What a touch says.
 	got, err := x.TouchedBy(context.Background(), "/home/user/beta/src/session_manager.go", Scope{})
@@ -195,6 +214,18 @@ func TestTouchCost(t *testing.T) {
 	if n := s2.Statements - s1.Statements; n > 2*7+1 {
 		t.Fatalf("a folder of 7 names: %d statements", n)
 	}
+	// Whether a folder leads to a touched file: one statement, past the
+	// names that sort between it and its files ("a-b", "a.txt").
+	if ok, err := x.Leads(ctx, "/home/user/tree/files", Scope{}); err != nil || !ok {
+		t.Fatalf("Leads: %v %v", ok, err)
+	}
+	if n := x.Stats().Statements - s2.Statements; n != 1 {
+		t.Fatalf("Leads of a folder of 2,000 touches: %d statements", n)
+	}
+	if ok, _ := x.Leads(ctx, "/s/a", Scope{}); !ok {
+		t.Fatal("Leads(/s/a)")
+	}
+	s2 = x.Stats()
 	// One project's view of a folder another project touched alone costs
 	// the touches it passes (the rows of the folder's first name).
 	names, err = x.TouchedUnder(ctx, "/s", Scope{Project: "--home-user-tree--"})
@@ -235,4 +266,103 @@ func queryPlan(t *testing.T, x *Index, q string, args ...any) string {
 		out = append(out, detail)
 	}
 	return strings.Join(out, "; ")
+}
+
+// TestUpdated: the index's date moves with every commit, so that a folder
+// dated by it is listed again, and stays while nothing changed.
+func TestUpdated(t *testing.T) {
+	store := t.TempDir()
+	touchStore(t, store, 2, 3)
+	x := openIndex(t, store, Options{Touches: simpleTouches})
+	u0 := x.Updated()
+	if u0.IsZero() {
+		t.Fatal("no date before the first commit")
+	}
+	idx := build(t, x, store)
+	u1 := x.Updated()
+	if !u1.After(u0) {
+		t.Fatalf("after the first build: %v, opened %v", u1, u0)
+	}
+	ctx := context.Background()
+	if _, err := x.TouchedBy(ctx, "/s/a", Scope{}); err != nil || !x.Updated().Equal(u1) {
+		t.Fatalf("a query moved the date: %v %v", x.Updated(), err)
+	}
+	path := filepath.Join(store, "--home-user-tree--", "s00.jsonl")
+	appendLines(t, path, `{"type":"message","id":"zz000001","parentId":null,"timestamp":"2025-05-03T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c9","name":"edit","arguments":{"path":"new.go"}}],"provider":"p","model":"m","timestamp":1746230400000}}`)
+	follow(t, x, idx, path)
+	if got, _ := x.TouchedBy(ctx, "/home/user/tree/new.go", Scope{}); len(got) != 1 {
+		t.Fatalf("the appended edit: %+v", got)
+	}
+	if u2 := x.Updated(); !u2.After(u1) {
+		t.Fatalf("after an append: %v, before %v", u2, u1)
+	}
+}
+
+// TestFolderAsLookup: what FolderLookup finds of each name is what Folder
+// lists: the names below, modified/ where a session changed the file,
+// and the sessions to link (in modified/, those that changed it alone);
+// names it does not list are not found.
+func TestFolderAsLookup(t *testing.T) {
+	store := t.TempDir()
+	plant(t, store)
+	touchStore(t, store, 12, 6)
+	x := openIndex(t, store, Options{Touches: simpleTouches})
+	build(t, x, store)
+	ctx := context.Background()
+	scan := touchScan(t, store, Scope{}, projectsOf(t, store))
+	paths := map[string]bool{"/": true}
+	for file := range scan {
+		for p := file; p != "/"; p = filepath.Dir(p) {
+			paths[p] = true
+		}
+	}
+	kinds := 0
+	for p := range paths {
+		for _, modified := range []bool{false, true} {
+			f, err := x.Folder(ctx, p, Scope{}, modified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sessions := map[string]bool{}
+			for path, mod := range scan[p] {
+				if mod || !modified {
+					sessions[path] = true
+				}
+			}
+			got := map[string]bool{}
+			for _, tc := range f.Touches {
+				got[tc.Path] = true
+				if modified && !tc.Modified {
+					t.Errorf("%s/modified: %s did not change it", p, tc.Path)
+				}
+				if k, l, err := x.FolderLookup(ctx, p, tc.Session, Scope{}, modified); err != nil || k != NameSession || l.Path != tc.Path {
+					t.Errorf("%s (modified %v): lookup %s: %d %s %v", p, modified, tc.Session, k, l.Path, err)
+				}
+				kinds++
+			}
+			if fmt.Sprint(got) != fmt.Sprint(sessions) {
+				t.Errorf("%s (modified %v): links %v, the scan %v", p, modified, got, sessions)
+			}
+			if modified && len(f.Names) != 0 {
+				t.Errorf("%s/modified has folders %q", p, f.Names)
+			}
+			for _, n := range f.Names {
+				want := NameBelow
+				if f.Modified && n == ModifiedName {
+					want = NameModified
+				}
+				if k, _, err := x.FolderLookup(ctx, p, n, Scope{}, modified); err != nil || k != want {
+					t.Errorf("%s: lookup %s: %d, want %d (%v)", p, n, k, want, err)
+				}
+				kinds++
+			}
+			if k, _, _ := x.FolderLookup(ctx, p, "none-such", Scope{}, modified); k != NoName {
+				t.Errorf("%s: none-such: %d", p, k)
+			}
+		}
+	}
+	if f, _ := x.Folder(ctx, "/s/a-b", Scope{}, false); !f.Modified || !slices.Contains(f.Names, ModifiedName) || len(f.Touches) != 12 {
+		t.Errorf("/s/a-b: %+v", f)
+	}
+	t.Logf("%d names looked up", kinds)
 }

@@ -23,13 +23,14 @@ const (
 	latestName = "latest"
 	usageName  = "usage"
 	byNameName = "by-name"
+	byFileName = "by-file"
 )
 
 // rootNames are the root's own names (no project folder can take them);
 // projectNames a project folder's (no session file can take them).
 var (
-	rootNames    = map[string]bool{pifsName: true, byIDName: true, byCwdName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true, searchName: true}
-	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, errorsName: true, eventsName: true, activeName: true, searchName: true}
+	rootNames    = map[string]bool{pifsName: true, byIDName: true, byCwdName: true, byFileName: true, newName: true, latestName: true, usageName: true, trashName: true, eventsName: true, activeName: true, searchName: true}
+	projectNames = map[string]bool{cwdName: true, newName: true, latestName: true, usageName: true, byNameName: true, byFileName: true, errorsName: true, eventsName: true, activeName: true, searchName: true}
 )
 
 // Names in a session folder.

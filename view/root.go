@@ -42,7 +42,7 @@ func (s *rootDir) list() ([]Child, error) {
 	// events is looked up, never listed: a walk (grep -r, tar, diff -r)
 	// would wait on it forever; search/ too: any name in it is a folder,
 	// which a glob (*/*/info.json) would take for a session's.
-	out := []Child{s.byID(), s.byCwd(), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}
+	out := []Child{s.byID(), s.byCwd(), byFileChild(s.v, ""), s.newFile(), s.usage(), s.trash(), activeChild(s.v, "")}
 	if c, err := s.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -58,6 +58,8 @@ func (s *rootDir) lookup(name string) (Child, error) {
 		return s.byID(), nil
 	case byCwdName:
 		return s.byCwd(), nil
+	case byFileName:
+		return byFileChild(s.v, ""), nil
 	case newName:
 		return s.newFile(), nil
 	case latestName:
@@ -132,7 +134,7 @@ func (d *projectDir) list() ([]Child, error) {
 	}
 	d.v.cache.Listing(d.project)
 	out := make([]Child, 0, len(files)+3)
-	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), d.errors(), activeChild(d.v, d.project))
+	out = append(out, d.cwd(), d.newFile(), d.usage(), d.byName(), byFileChild(d.v, d.project), d.errors(), activeChild(d.v, d.project))
 	if c, err := d.latest(); err == nil {
 		out = append(out, c)
 	}
@@ -154,6 +156,8 @@ func (d *projectDir) lookup(name string) (Child, error) {
 		return d.usage(), nil
 	case byNameName:
 		return d.byName(), nil
+	case byFileName:
+		return byFileChild(d.v, d.project), nil
 	case errorsName:
 		return d.errors(), nil
 	case eventsName:

@@ -231,10 +231,17 @@ func (v *View) LookupFor(f Folder, name string, c Caller) (Child, error) {
 // changes with no notice (volatile): the kernel must not keep it for
 // another caller.
 func (v *View) PerCaller(n Node) bool {
+	if _, ok := n.(live); ok {
+		return true
+	}
 	_, ok := n.(seenBy)
 	_, vol := n.(volatile)
 	return v.opts.Shared && ok || vol
 }
+
+// live is a value the kernel must keep for no one: it follows what the
+// kernel is not told of (by-file/, from the full-text index).
+type live interface{ live() }
 
 // gathers is a folder that may show sessions from elsewhere, whose
 // listing then depends on who asks.
@@ -243,6 +250,9 @@ type gathers interface{ gathers() bool }
 // ListsPerCaller tells whether a folder's listing depends on who asks: the
 // kernel must not keep it for another caller.
 func (v *View) ListsPerCaller(f Folder) bool {
+	if _, ok := f.(live); ok {
+		return true
+	}
 	g, ok := f.(gathers)
 	return v.opts.Shared && ok && g.gathers()
 }

@@ -153,7 +153,7 @@ func TestLazyMount(t *testing.T) {
 		t.Errorf("mounting 10,000 sessions read %d bytes, an empty store %d: sessions were read", bigRead, emptyRead)
 	}
 	out, err := exec.Command("ls", filepath.Join(mnt, "--home-u-big--")).Output()
-	if err != nil || len(strings.Fields(string(out))) != n+7 { // and active, by-name, cwd, errors, latest, new, usage
+	if err != nil || len(strings.Fields(string(out))) != n+8 { // and active, by-file, by-name, cwd, errors, latest, new, usage
 		t.Fatalf("ls: %v, %d names", err, len(strings.Fields(string(out))))
 	}
 	listed := procField(t, pid, "io", "rchar") - bigRead
