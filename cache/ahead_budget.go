@@ -65,9 +65,13 @@ func (c *Cache) room(cost int64) bool {
 	return true
 }
 
-// pinned records renderings of a session made ahead of a walk: until the
-// walk reads them, the session is pinned and what it holds counts in the
-// share. s.mu is held.
+// pinned records renderings of a session made ahead of a walk (none when
+// only sizes were counted): until the walk reads them, or passes the
+// session, it is pinned and what it holds counts in the share. A session
+// whose sizes were counted ahead stays parsed so: a walk that stats a
+// session's files reads them next (grep -r, find -exec), and reads made
+// ahead would otherwise parse it again once a walk that reads is seen.
+// s.mu is held.
 func (c *Cache) pinned(s *Session, keys []string) {
 	c.counts.made.Add(int64(len(keys)))
 	c.mu.Lock()
@@ -76,13 +80,7 @@ func (c *Cache) pinned(s *Session, keys []string) {
 		c.counts.unread.Add(int64(len(keys))) // dropped already
 		return
 	}
-	if len(keys) == 0 {
-		if len(s.ahead) == 0 {
-			c.unpin(s) // made nothing
-		}
-		return
-	}
-	if s.ahead == nil {
+	if s.ahead == nil && len(keys) > 0 {
 		s.ahead = map[string]bool{}
 	}
 	for _, k := range keys {
