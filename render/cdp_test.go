@@ -222,12 +222,12 @@ func (c *cdp) screenshot() []byte {
 // url is the page's address now (its fragment after a click on a link).
 func (c *cdp) url() string {
 	c.t.Helper()
-	var h struct {
-		CurrentIndex int
-		Entries      []struct{ URL string }
-	}
-	c.call("Page.getNavigationHistory", nil, &h)
-	return h.Entries[h.CurrentIndex].URL
+	// The document's own address: the browser's navigation history hears
+	// of a fragment navigation from the page a moment later, so reading it
+	// right after a click may still give the address before.
+	var u string
+	c.eval(`location.href`, &u)
+	return u
 }
 
 // eval evaluates a JavaScript expression in the inspector (the page's
