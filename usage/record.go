@@ -69,7 +69,7 @@ type Collector struct {
 	totals  Totals
 	// names interns providers and models: a session names few, over and
 	// over.
-	names map[string]string
+	names interner
 }
 
 // Add takes the usage of entries appended to the session.
@@ -130,22 +130,30 @@ func (c *Collector) recordOf(e *sessions.Entry) (Record, bool) {
 	return r, true
 }
 
-func (c *Collector) name(v []byte) string {
+func (c *Collector) name(v []byte) string { return c.names.name(v, 64) }
+
+// interner interns a collector's names (providers, models, tools): a
+// session names few, and each record would otherwise hold a copy.
+type interner map[string]string
+
+// name is string value v unquoted, interned while fewer than max are
+// held; Unknown for anything that is not a string, or an empty one.
+func (in *interner) name(v []byte, max int) string {
 	if jsjson.KindOf(v) != jsjson.String {
 		return Unknown
 	}
-	if s, ok := c.names[string(v)]; ok {
+	if s, ok := (*in)[string(v)]; ok {
 		return s
 	}
 	s, err := jsjson.Unquote(v)
 	if err != nil || s == "" {
 		s = Unknown
 	}
-	if c.names == nil {
-		c.names = map[string]string{}
+	if *in == nil {
+		*in = interner{}
 	}
-	if len(c.names) < 64 {
-		c.names[string(v)] = s
+	if len(*in) < max {
+		(*in)[string(v)] = s
 	}
 	return s
 }

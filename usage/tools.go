@@ -66,7 +66,7 @@ type ToolCollector struct {
 	records []ToolRecord
 	// pending are the calls without a result yet, by Call.
 	pending map[uint32][]int
-	names   map[string]string
+	names   interner
 }
 
 // resume makes a collector that goes on after records.
@@ -150,25 +150,7 @@ func (c *ToolCollector) model(e *sessions.Entry) string {
 }
 
 // name interns a string value, Unknown for anything else.
-func (c *ToolCollector) name(v []byte) string {
-	if jsjson.KindOf(v) != jsjson.String {
-		return Unknown
-	}
-	if s, ok := c.names[string(v)]; ok {
-		return s
-	}
-	s, err := jsjson.Unquote(v)
-	if err != nil || s == "" {
-		s = Unknown
-	}
-	if c.names == nil {
-		c.names = map[string]string{}
-	}
-	if len(c.names) < 256 {
-		c.names[string(v)] = s
-	}
-	return s
-}
+func (c *ToolCollector) name(v []byte) string { return c.names.name(v, 256) }
 
 // entryTime is the entry's time, else its message's, as Record.Time.
 func entryTime(e *sessions.Entry) float64 {
