@@ -26,9 +26,15 @@ import (
 // encoding/json accepts) it appends raw itself and a newline.
 func Indent(dst, raw []byte) []byte {
 	start := len(dst)
-	// Session JSON grows by about a third when indented; Grow keeps
-	// append's amortized doubling when dst is a long transcript.
-	dst = slices.Grow(dst, len(raw)+len(raw)/2+64)
+	// Session JSON grows by about a third when indented: room for that is
+	// made at once when dst has less spare than raw itself, so that a
+	// small dst is not regrown append by append. A dst with that much
+	// spare is left as it is: a transcript rendered into a buffer of its
+	// exact size has no more room than the indented value needs, and a
+	// larger reservation would move it out of its place.
+	if cap(dst)-len(dst) < len(raw) {
+		dst = slices.Grow(dst, len(raw)+len(raw)/2+64)
+	}
 	out, ok := jsjson.AppendIndent(dst, raw, 0)
 	if !ok {
 		out = append(out[:start], raw...)

@@ -30,6 +30,14 @@ func Transcript(path []*sessions.Entry) []byte {
 // own parts and copied into one touched twice as many new pages, and the
 // copy alone took more time than counting.
 func transcript(path []*sessions.Entry, parts int) []byte {
+	md, _ := transcriptApart(path, parts)
+	return md
+}
+
+// transcriptApart is transcript, and the number of parts that did not
+// render into their place (0 unless a part's rendering outgrew its count,
+// or an append reserved more room than its part had left).
+func transcriptApart(path []*sessions.Entry, parts int) ([]byte, int) {
 	b := pathParts(path, parts)
 	if len(b) == 2 {
 		// The text of a session is most of its bytes: one allocation of
@@ -38,7 +46,7 @@ func transcript(path []*sessions.Entry, parts int) []byte {
 		for _, e := range path {
 			dst = AppendEntryMarkdown(dst, e)
 		}
-		return dst
+		return dst, 0
 	}
 	sizes := partSizes(path, b)
 	offs := make([]int, len(sizes)+1)
@@ -59,18 +67,18 @@ func transcript(path []*sessions.Entry, parts int) []byte {
 			apart[k] = dst
 		}
 	})
-	joined := false
+	joined := 0
 	for k, a := range apart {
 		if a == nil {
 			apart[k] = out[offs[k]:offs[k+1]]
 		} else {
-			joined = true
+			joined++
 		}
 	}
-	if joined {
-		return concat(apart...)
+	if joined > 0 {
+		return concat(apart...), joined
 	}
-	return out
+	return out, 0
 }
 
 // AppendEntryMarkdown appends one entry's part of a transcript. It depends
@@ -89,13 +97,15 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
 		dst = append(dst, ' ')
 		dst = appendStr(dst, h.CustomType)
 	case parts.ToolResult:
-		start := len(dst)
-		dst = append(dst, " `"...)
-		n := len(dst)
-		if dst = appendStr(dst, h.ToolName); len(dst) == n {
-			dst = dst[:start]
-		} else {
-			dst = append(dst, '`')
+		if !noText(h.ToolName) {
+			start := len(dst)
+			dst = append(dst, " `"...)
+			n := len(dst)
+			if dst = appendStr(dst, h.ToolName); len(dst) == n {
+				dst = dst[:start]
+			} else {
+				dst = append(dst, '`')
+			}
 		}
 		if h.IsError {
 			dst = append(dst, " (error)"...)
@@ -220,6 +230,9 @@ func appendPartMarkdown(dst []byte, h *parts.Head, p *parts.Part) []byte {
 		dst = Indent(dst, p.Block)
 		return fenceTail(dst, start, "json")
 	case parts.Error:
+		if noText(p.Value) {
+			return dst
+		}
 		start := len(dst)
 		dst = append(dst, "*Error:* "...)
 		n := len(dst)
@@ -250,6 +263,20 @@ func appendPartMarkdown(dst []byte, h *parts.Head, p *parts.Part) []byte {
 		}
 	}
 	return dst
+}
+
+// noText tells that appendStr appends nothing for v (null, absent, ""):
+// a heading's or a line's lead-in is then not written at all, rather than
+// written and taken back, which would need more room than the result (a
+// transcript is rendered into a buffer of its exact size).
+func noText(v []byte) bool {
+	switch jsjson.KindOf(v) {
+	case jsjson.String:
+		return len(v) == 2
+	case jsjson.Invalid, jsjson.Null:
+		return true
+	}
+	return false
 }
 
 // appendStr appends the text a value shows in a transcript: a string

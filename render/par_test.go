@@ -23,10 +23,15 @@ func checkParts(t *testing.T, name string, p Page, c *tree.Context, path []*sess
 		t.Fatalf("%s: context.json in one part is not Indent(JSON())", name)
 	}
 	for _, k := range partCounts {
-		// A path cut in parts is copied into a buffer of the exact size.
+		// A path cut in parts is rendered into a buffer of the exact size ...
 		cut := len(pathParts(path, k)) > 2
-		if got := transcript(path, k); !bytes.Equal(got, md) || cut && len(got) != cap(got) {
+		got, apart := transcriptApart(path, k)
+		if !bytes.Equal(got, md) || cut && len(got) != cap(got) {
 			t.Fatalf("%s: transcript.md in %d parts differs (%d bytes, cap %d; want %d)", name, k, len(got), cap(got), len(md))
+		}
+		// ... each part rendered in its place, not apart and copied.
+		if apart != 0 {
+			t.Errorf("%s: transcript.md in %d parts: %d parts rendered apart and copied", name, k, apart)
 		}
 		if got := transcriptHTML(p, path, k); !bytes.Equal(got, page) {
 			t.Fatalf("%s: transcript.html in %d parts differs (%d bytes, want %d)", name, k, len(got), len(page))
