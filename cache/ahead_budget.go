@@ -15,7 +15,7 @@ import (
 //   - the sessions made ahead and not read yet hold at most a share of
 //     the budget (aheadShare); a session that would take more is left to
 //     the walk, as one too large for the cache is;
-//   - until the walk reads them, or passes them, or pinSpan goes by, the
+//   - until the walk reads them, or passes them, or stops (pinSpan), the
 //     cache drops other sessions first (they are pinned): what was made
 //     for the walk is never dropped to make room for more of the same;
 //   - the renderings made ahead that were dropped before the walk read
@@ -35,8 +35,9 @@ func aheadCost(size int64, renders bool) int64 {
 	return parseCost(size)
 }
 
-// pinSpan is how long a session made ahead stays pinned when the walk
-// neither reads it nor passes it (a walk that stopped).
+// pinSpan is how long a session made ahead stays pinned once nothing is
+// served from the cache and the walk neither reads it nor passes it (a
+// walk that stopped).
 const pinSpan = 10 * time.Second
 
 // aheadCounts are the renderings made ahead and those dropped unread.
@@ -155,8 +156,11 @@ func (c *Cache) unpin(s *Session) {
 
 // read is told that a rendering of s was served: made ahead, it was not
 // made for nothing; once every rendering made ahead was read, s is no
-// longer pinned. s.mu is held.
+// longer pinned. A walk that goes on is served renderings all the time,
+// so this also tells that the walk has not stopped (see evictable). s.mu
+// is held.
 func (c *Cache) read(s *Session, key string) {
+	c.served.Store(time.Now().UnixNano())
 	if s.aheadN.Load() == 0 {
 		return
 	}
@@ -221,8 +225,18 @@ func (c *Cache) pinPlanned(f *sessions.File, keys []string) {
 	c.pinned(s, keys)
 }
 
-// evictable tells whether trim may drop s: not pinned, or pinned for
-// longer than pinSpan. c.mu is held.
+// evictable tells whether trim may drop s: not pinned, or pinned while
+// no rendering was served for pinSpan (the walk stopped). A walk slowed
+// down, by a loaded machine or large sessions on the way, may take longer
+// than that to come to what was made for it, and still wants it. c.mu is
+// held.
 func (c *Cache) evictable(s *Session, now time.Time) bool {
-	return s.pin == nil || now.Sub(s.pin.since) > pinSpan
+	if s.pin == nil {
+		return true
+	}
+	since := s.pin.since
+	if served := time.Unix(0, c.served.Load()); served.After(since) {
+		since = served
+	}
+	return now.Sub(since) > pinSpan
 }

@@ -251,3 +251,33 @@ func TestAheadRead(t *testing.T) {
 		t.Errorf("reading 6 sessions parsed %d times, want 6", n)
 	}
 }
+
+// TestPinHeldWhileServed: a session made ahead stays pinned while the
+// cache serves renderings (a walk going on, however slowly), and may be
+// dropped once nothing was served for pinSpan (a walk that stopped).
+func TestPinHeldWhileServed(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	for _, tc := range []struct {
+		name   string
+		served time.Duration // after t0, or 0: nothing served
+		now    time.Duration
+		want   bool
+	}{
+		{"pinned just now", 0, time.Second, false},
+		{"nothing served for longer than pinSpan", 0, pinSpan + time.Second, true},
+		{"served a moment ago", pinSpan, pinSpan + time.Second, false},
+		{"served, then nothing for pinSpan", time.Second, pinSpan + 2*time.Second, true},
+	} {
+		c := &Cache{}
+		if tc.served > 0 {
+			c.served.Store(t0.Add(tc.served).UnixNano())
+		}
+		s := &Session{pin: &pin{since: t0}}
+		if got := c.evictable(s, t0.Add(tc.now)); got != tc.want {
+			t.Errorf("%s: evictable %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !(&Cache{}).evictable(&Session{}, t0) {
+		t.Error("a session not pinned is not evictable")
+	}
+}

@@ -81,6 +81,8 @@ type Cache struct {
 	pins      map[*Session]bool
 	counts    aheadCounts
 	ahead     *ahead
+	// served is when a rendering was last served (unix ns; see read).
+	served atomic.Int64
 
 	plans *plans
 

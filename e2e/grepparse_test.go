@@ -42,6 +42,6 @@ func TestGrepParsesOncePerSession(t *testing.T) {
 	st := m.Stats()
 	t.Logf("%d parses of %d sessions; %d renderings made ahead, %d sessions left to the walk", st.Cache.Parsed, n+2, st.Cache.AheadMade, st.Cache.AheadGaveUp)
 	if st.Cache.Parsed > n+2 {
-		t.Errorf("grep -r over %d sessions parsed %d: %s", n+2, st.Cache.Parsed, fmt.Sprint(st.Cache))
+		t.Errorf("grep -r over %d sessions parsed %d: %+v", n+2, st.Cache.Parsed, st.Cache)
 	}
 }
