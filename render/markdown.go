@@ -97,16 +97,7 @@ func AppendEntryMarkdown(dst []byte, e *sessions.Entry) []byte {
 		dst = append(dst, ' ')
 		dst = appendStr(dst, h.CustomType)
 	case parts.ToolResult:
-		if !noText(h.ToolName) {
-			start := len(dst)
-			dst = append(dst, " `"...)
-			n := len(dst)
-			if dst = appendStr(dst, h.ToolName); len(dst) == n {
-				dst = dst[:start]
-			} else {
-				dst = append(dst, '`')
-			}
-		}
+		dst = appendWrapped(dst, " `", h.ToolName, "`")
 		if h.IsError {
 			dst = append(dst, " (error)"...)
 		}
@@ -230,16 +221,7 @@ func appendPartMarkdown(dst []byte, h *parts.Head, p *parts.Part) []byte {
 		dst = Indent(dst, p.Block)
 		return fenceTail(dst, start, "json")
 	case parts.Error:
-		if noText(p.Value) {
-			return dst
-		}
-		start := len(dst)
-		dst = append(dst, "*Error:* "...)
-		n := len(dst)
-		if dst = appendStr(dst, p.Value); len(dst) == n {
-			return dst[:start]
-		}
-		return append(dst, '\n', '\n')
+		return appendWrapped(dst, "*Error:* ", p.Value, "\n\n")
 	case parts.Command:
 		start := len(dst)
 		dst = append(dst, '$', ' ')
@@ -265,18 +247,22 @@ func appendPartMarkdown(dst []byte, h *parts.Head, p *parts.Part) []byte {
 	return dst
 }
 
-// noText tells that appendStr appends nothing for v (null, absent, ""):
-// a heading's or a line's lead-in is then not written at all, rather than
-// written and taken back, which would need more room than the result (a
-// transcript is rendered into a buffer of its exact size).
-func noText(v []byte) bool {
-	switch jsjson.KindOf(v) {
-	case jsjson.String:
-		return len(v) == 2
-	case jsjson.Invalid, jsjson.Null:
-		return true
+// appendWrapped appends open, the text of v (as appendStr) and close, or
+// nothing when v shows no text. A value known to show none (null, absent,
+// "") is not written and taken back: that would need more room than the
+// result, and a transcript is rendered into a buffer of its exact size.
+func appendWrapped(dst []byte, open string, v []byte, close string) []byte {
+	switch k := jsjson.KindOf(v); {
+	case k == jsjson.Invalid, k == jsjson.Null, k == jsjson.String && len(v) == 2:
+		return dst
 	}
-	return false
+	start := len(dst)
+	dst = append(dst, open...)
+	n := len(dst)
+	if dst = appendStr(dst, v); len(dst) == n {
+		return dst[:start] // a string whose text is empty after all
+	}
+	return append(dst, close...)
 }
 
 // appendStr appends the text a value shows in a transcript: a string
