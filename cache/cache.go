@@ -88,6 +88,9 @@ type Cache struct {
 
 	// nodes counts the nodes the kernel holds (see NodeAdded).
 	nodes atomic.Int64
+	// squeeze is what the process's memory asks the cache to keep below
+	// its budget (see Squeeze).
+	squeeze atomic.Int64
 	// listed are the session folders listed, oldest first (see shed).
 	listedMu sync.Mutex
 	listed   []Folder
@@ -144,6 +147,8 @@ type Stats struct {
 	ParentSteps int64
 	// EntrySizes is the entry files' sizes counted (see EntryStats).
 	EntrySizes int64
+	// Squeezed is the bytes the cache keeps below its budget (Squeeze).
+	Squeezed int64
 }
 
 // Stats returns the cache's counts.
@@ -160,6 +165,7 @@ func (c *Cache) Stats() Stats {
 		AheadBusy:   c.ahead.busyNow(),
 		ParentSteps: c.parentSteps.Load(),
 		EntrySizes:  c.entrySizes.Load(),
+		Squeezed:    c.squeeze.Load(),
 	}
 }
 
@@ -382,9 +388,10 @@ func (c *Cache) trim(keep *Session) {
 // sessionBudget is what the parsed sessions may hold: the cache's budget
 // but what is held outside the cache (Options.Others, the usage reports'
 // records), the context plans, the nodes the kernel holds and what the
-// index holds of every session file (which it keeps whatever is parsed).
+// index holds of every session file (which it keeps whatever is parsed),
+// less what the process's memory asks it to give up (Squeeze).
 func (c *Cache) sessionBudget() int64 {
-	return c.budget - c.o.Others() - c.plans.held.Load() - c.nodes.Load()*nodeBytes - c.x.Len()*IndexFileBytes
+	return c.budget - c.squeeze.Load() - c.o.Others() - c.plans.held.Load() - c.nodes.Load()*nodeBytes - c.x.Len()*IndexFileBytes
 }
 
 // Rendered returns a rendering or table of s's version, making it once.

@@ -33,8 +33,11 @@ const IndexFileBytes = 1280
 
 // nodeShare is the part of the budget the nodes the kernel holds may
 // take: half of it, less what the index holds, which the budget does not
-// let go of (it may be nothing: then every listing gives names alone).
-func (c *Cache) nodeShare() int64 { return c.budget/2 - c.x.Len()*IndexFileBytes }
+// let go of (it may be nothing: then every listing gives names alone) and
+// half of what the process's memory asks the cache to give up.
+func (c *Cache) nodeShare() int64 {
+	return c.budget/2 - c.squeeze.Load()/2 - c.x.Len()*IndexFileBytes
+}
 
 // The session folders listed, oldest first, are where a walk left the
 // nodes it made: when the nodes pass their share of the budget, the kernel

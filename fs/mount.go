@@ -560,6 +560,10 @@ func (f *FS) Detach() error {
 // events (inotify)" or "polling every 500ms".
 func (f *FS) Watching() string { return f.watcher.Mode() }
 
+// Squeeze asks the session cache to keep n bytes below its budget, for
+// the collector's room (see cache.Cache.Squeeze).
+func (f *FS) Squeeze(n int64) { f.view.Squeeze(n) }
+
 // Polls tells that the mount polls the store (asked for, or no change
 // events there).
 func (f *FS) Polls() bool { return !f.watcher.Events() }

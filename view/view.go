@@ -147,6 +147,10 @@ func (v *View) othersHeld() int64 {
 	return n
 }
 
+// Squeeze asks the session cache to keep n bytes below its budget (see
+// cache.Cache.Squeeze).
+func (v *View) Squeeze(n int64) { v.cache.Squeeze(n) }
+
 // Index is the store's index, which the watcher keeps current.
 func (v *View) Index() *sessions.Index { return v.x }
 

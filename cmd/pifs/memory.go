@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -24,6 +25,10 @@ type memory struct {
 	mu       sync.Mutex
 	limit    int64
 	lowering bool
+
+	// squeezed is what the cache was last asked to keep below its
+	// budget (see watch); only the goroutine watch starts uses it.
+	squeezed int64
 }
 
 func newMemory(budget int64) *memory {
@@ -83,4 +88,95 @@ func liveHeap() int64 {
 		return 0
 	}
 	return int64(s[0].Value.Uint64())
+}
+
+// watch has the cache keep the collector room to work in: after each
+// collection it compares what the heap holds (what was found live, the
+// holes among it, the runtime's own) with the limit, and when less than
+// an eighth of the base is left over it asks the cache (squeeze) to keep
+// that much more below its budget; with more than twice that left over it
+// gives the cache some back. Without that room a heap that fills its limit
+// is collected at every allocation (see cache.Cache.Squeeze). It costs
+// nothing while nothing is collected.
+func (m *memory) watch(squeeze func(int64)) {
+	gc := make(chan struct{}, 1)
+	armGC(gc)
+	go func() {
+		for range gc {
+			m.afterGC(squeeze)
+		}
+	}()
+}
+
+// gcMark is an object made to be collected: its cleanup tells that a
+// collection ran. It is larger than the runtime's tiny objects, which
+// share a slot and may never be cleaned up alone.
+type gcMark [32]byte
+
+// armGC has the next collection send on gc (without waiting) and arm
+// the one after.
+func armGC(gc chan struct{}) {
+	runtime.AddCleanup(new(gcMark), func(gc chan struct{}) {
+		select {
+		case gc <- struct{}{}:
+		default:
+		}
+		armGC(gc)
+	}, gc)
+}
+
+// memClasses are the runtime's measures of what the heap's limit covers
+// (see afterGC).
+var memClasses = []string{
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/gc/heap/live:bytes",
+}
+
+func (m *memory) afterGC(squeeze func(int64)) {
+	s := make([]metrics.Sample, len(memClasses))
+	for i := range s {
+		s[i].Name = memClasses[i]
+	}
+	metrics.Read(s)
+	v := make([]int64, len(s))
+	for i := range s {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		v[i] = int64(s[i].Value.Uint64())
+	}
+	total, released, free, objects, live := v[0], v[1], v[2], v[3], v[4]
+	// What the collector's goal leaves room for: the limit less the
+	// runtime's margin (3%), less all the heap holds but its objects,
+	// less what was found live.
+	held := total - released - free - objects + live
+	m.mu.Lock()
+	limit := m.limit
+	m.mu.Unlock()
+	room := limit - limit*3/100 - held
+	next := nextSqueeze(m.squeezed, room, m.base)
+	if next == m.squeezed {
+		return
+	}
+	m.squeezed = next
+	squeeze(next)
+}
+
+// nextSqueeze is what the cache is asked to keep below its budget when a
+// collection leaves room bytes under the limit and it was asked to keep
+// squeezed: the room wanted is an eighth of the base; the cache gives up
+// what is missing, at most half the base, and takes back what is more than
+// twice that, down to one and a half times it.
+func nextSqueeze(squeezed, room, base int64) int64 {
+	want := base / 8
+	switch {
+	case room < want:
+		return min(squeezed+want-room, base/2)
+	case room > 2*want:
+		return max(squeezed-(room-want*3/2), 0)
+	}
+	return squeezed
 }

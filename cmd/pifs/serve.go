@@ -52,12 +52,14 @@ func serve(cfg config, ready *os.File) int {
 	if cfg.mount.SearchDir != "" {
 		heap -= fs.SearchBytes(heap) // SQLite's memory is not the Go heap's
 	}
-	cfg.mount.Parsed = newMemory(heap).parsed
+	mem := newMemory(heap)
+	cfg.mount.Parsed = mem.parsed
 	spareProc()
 	m, err := fs.Mount(cfg.mountpoint, cfg.mount)
 	if err != nil {
 		return fail(ready, logFile, exitCode(err), err)
 	}
+	mem.watch(m.Squeeze)
 	// The mount answers: from here on, every failure unmounts.
 	if _, err := os.Stat(cfg.mountpoint); err != nil {
 		m.Detach()
