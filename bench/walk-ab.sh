@@ -23,6 +23,8 @@
 # $WALK_SETUP, when set, is run in the mountpoint before the first timed run
 # (untimed): 'ls -l ./--*/*/' there and in COMMAND times that listing
 # repeated.
+# $PIFS_ARGS, when set, is more flags for every pifs mount (split at spaces):
+# PIFS_ARGS='--cache-size 64MiB'.
 # $WALK_RT=1 runs everything at real-time priority (chrt -f 10, as root):
 # on a machine shared with other work, the walk and the server then take
 # the cores when they need them, which spreads the results far less; it
@@ -70,7 +72,8 @@ for r in $(seq "$rounds"); do
 		*)
 			extra=()
 			if "$bin" --help 2>&1 | grep -q -- --cache-dir; then extra=(--cache-dir "$cachedir"); fi
-			"$bin" --sessions-dir "$store" "${extra[@]}" "$mnt" 2>/dev/null &
+			# shellcheck disable=SC2086 # $PIFS_ARGS is split into flags
+			"$bin" --sessions-dir "$store" "${extra[@]}" ${PIFS_ARGS:-} "$mnt" 2>/dev/null &
 			;;
 		esac
 		pid=$!
