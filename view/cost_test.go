@@ -19,6 +19,12 @@ import (
 // session of entries entries, and a root over it.
 func costStore(t testing.TB, n, entries int) (*View, string) {
 	t.Helper()
+	return costStoreIn(t, n, entries, 256<<20)
+}
+
+// costStoreIn is costStore with a cache of cacheBytes.
+func costStoreIn(t testing.TB, n, entries int, cacheBytes int64) (*View, string) {
+	t.Helper()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "--home-u-p--")
 	os.MkdirAll(proj, 0o755)
@@ -34,7 +40,7 @@ func costStore(t testing.TB, n, entries int) (*View, string) {
 		t.Fatal(err)
 	}
 	f.Close()
-	return New(Options{SessionsDir: dir, CacheBytes: 256 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), "--home-u-p--"
+	return New(Options{SessionsDir: dir, CacheBytes: cacheBytes, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), "--home-u-p--"
 }
 
 // TestByIDLookupCost: once by-id is listed, looking up and reading a link
@@ -178,6 +184,65 @@ func TestUsageReportCost(t *testing.T) {
 	// count is their sum is usage.FactsCache's test).
 	if held := v.usage.Held.Load(); held < 200*int64(unsafe.Sizeof(usage.Record{})) {
 		t.Errorf("the records hold %d bytes by the count, less than the big session's 200 records", held)
+	}
+}
+
+// TestUsageRecordsLetGo: records that would hold more than a quarter of
+// the cache's budget are let go once the reports are built, and the
+// reports are the same as a large cache makes; after a change every
+// session is read again, and a caller's reports under --allow-other read
+// the sessions they see.
+func TestUsageRecordsLetGo(t *testing.T) {
+	small, proj := costStoreIn(t, 50, 6000, 1<<20)
+	reps, _, err := small.reports(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := small.usage.Held.Load(); h != 0 {
+		t.Errorf("the reports built, the records hold %d bytes of a %d budget", h, small.cache.Budget())
+	}
+	large := New(Options{SessionsDir: small.opts.SessionsDir, CacheBytes: 256 << 20, Logger: small.log})
+	want, _, err := large.reports(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held := large.usage.Held.Load(); held <= small.cache.Budget()/4 {
+		t.Fatalf("the records hold %d bytes: too few to tell (a quarter of the small budget is %d)", held, small.cache.Budget()/4)
+	}
+	for _, name := range []string{"daily.csv", "sessions.csv", "models.json", "tools.csv"} {
+		got, _ := reps.Projects[proj].File(name, time.Unix(0, 0))
+		exp, _ := want.Projects[proj].File(name, time.Unix(0, 0))
+		if string(got) != string(exp) {
+			t.Errorf("%s with the records let go differs:\n%s\nwant\n%s", name, got, exp)
+		}
+	}
+	scanned := small.usage.Scanned.Load()
+	f, err := os.OpenFile(filepath.Join(small.opts.SessionsDir, proj, "s00003.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"usage","id":"u-new","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","usage":{"input":1000000}}` + "\n")
+	f.Close()
+	small.x.Update(f.Name())
+	if reps, _, err = small.reports(time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if n := small.usage.Scanned.Load() - scanned; n != 51 {
+		t.Errorf("after a change, %d sessions read; want all 51 (their records were let go)", n)
+	}
+	if got, exp := reps.Projects[proj].Total.Input, want.Projects[proj].Total.Input+1e6; got != exp {
+		t.Errorf("after the append: input %v, want %v", got, exp)
+	}
+	mine := &sight{key: 1, hidden: map[string]bool{filepath.Join(small.opts.SessionsDir, proj, "big.jsonl"): true}}
+	theirs, _, err := small.reportsFor(mine, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := theirs.Projects[proj].Total.Input; got != 1e6 {
+		t.Errorf("a caller who cannot read the big session: input %v, want 1e6 (the append alone)", got)
+	}
+	if h := small.usage.Held.Load(); h > small.cache.Budget()/4 {
+		t.Errorf("after a caller's reports, the records hold %d bytes, more than a quarter of the budget", h)
 	}
 }
 
