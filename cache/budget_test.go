@@ -16,27 +16,9 @@ import (
 // nodes come to the budget at most (and the one session just parsed,
 // which stays).
 func TestIndexCountedInBudget(t *testing.T) {
-	dir := t.TempDir()
-	files, err := gen.Store(dir, gen.StoreSpec{Sessions: 2000, Projects: 4, Seed: 1, MinEntries: 8, AvgBytes: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := sessions.NewIndex(dir)
-	st := New(x, Options{Budget: 8 << 20})
+	files, x, st := genCache(t, gen.StoreSpec{Sessions: 2000, Projects: 4, Seed: 1, MinEntries: 8, AvgBytes: 200}, 8<<20)
 	var largest int64
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
-		m, err := x.Lookup(f.Project, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.With(f.Project, name, m, func(s *Session) error {
-			largest = max(largest, s.cost)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	withEach(t, x, st, files, func(s *Session) { largest = max(largest, s.cost) })
 	index := x.Len() * IndexFileBytes
 	if index < st.budget/4 {
 		t.Fatalf("the index holds %d bytes of a %d budget: too little to tell", index, st.budget)
@@ -93,4 +75,32 @@ func TestWalkedSessionKept(t *testing.T) {
 	if n := st.Stats().Parsed - before; n != 0 {
 		t.Errorf("asked for again, the session was parsed %d more times", n)
 	}
+}
+
+// withEach takes the session of each of files from the cache in turn, and
+// gives it to fn.
+func withEach(t *testing.T, x *sessions.Index, st *Cache, files []gen.File, fn func(*Session)) {
+	t.Helper()
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
+		m, err := x.Lookup(f.Project, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.With(f.Project, name, m, func(s *Session) error { fn(s); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// genCache makes a store as spec says, its index, and a cache of budget.
+func genCache(t *testing.T, spec gen.StoreSpec, budget int64) ([]gen.File, *sessions.Index, *Cache) {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := gen.Store(dir, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := sessions.NewIndex(dir)
+	return files, x, New(x, Options{Budget: budget})
 }

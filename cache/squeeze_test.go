@@ -1,12 +1,9 @@
 package cache
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pifs/pifs/internal/gen"
-	"github.com/pifs/pifs/sessions"
 )
 
 // TestSqueeze: asked to keep n bytes below its budget, the cache drops
@@ -14,26 +11,8 @@ import (
 // what it holds fits, keeps the most recent, and takes more again once
 // the squeeze is lifted; it never gives up more than half its budget.
 func TestSqueeze(t *testing.T) {
-	dir := t.TempDir()
-	files, err := gen.Store(dir, gen.StoreSpec{Sessions: 40, Projects: 1, Seed: 3, MinEntries: 50, AvgBytes: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := sessions.NewIndex(dir)
-	st := New(x, Options{Budget: 5 << 20})
-	parse := func() {
-		t.Helper()
-		for _, f := range files {
-			name := strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
-			m, err := x.Lookup(f.Project, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := st.With(f.Project, name, m, func(*Session) error { return nil }); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	files, x, st := genCache(t, gen.StoreSpec{Sessions: 40, Projects: 1, Seed: 3, MinEntries: 50, AvgBytes: 500}, 5<<20)
+	parse := func() { withEach(t, x, st, files, func(*Session) {}) }
 	held := func() (int64, int) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
