@@ -123,7 +123,7 @@ func TestSearchFolder(t *testing.T) {
 		b, _ := os.ReadFile(status)
 		return strings.HasPrefix(string(b), "index complete"), string(b)
 	})
-	if got := run(t, mnt, "ls", "search"); got != "README\nstatus\n" {
+	if got := run(t, mnt, "ls", "search"); got != "README\nerrors\nstatus\n" {
 		t.Errorf("ls search: %q", got)
 	}
 	// Looked up, not listed: a glob never takes a query for a session.
@@ -207,16 +207,17 @@ func TestSearchFolder(t *testing.T) {
 	if got := linked(t, filepath.Join(mnt, "search", "cmd%2Fmain.go")); strings.Join(got, " ") != "--p2--/2024-01-04T00-00-00-000Z_4" {
 		t.Errorf("search/cmd%%2Fmain.go links %v", got)
 	}
-	// A query that cannot be read: error says why, hits is absent.
+	// A query that cannot be read is refused (ENOENT), and search/errors
+	// says why.
 	bad := filepath.Join(mnt, "search", `"unclosed`)
-	if got := run(t, bad, "ls"); got != "error\n" {
-		t.Errorf("ls of a bad query: %q", got)
-	}
-	if got := run(t, bad, "cat", "error"); !strings.Contains(got, "quote") {
-		t.Errorf("error of a bad query: %q", got)
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("stat of a bad query: %v, want ENOENT", err)
 	}
 	if _, err := os.Stat(filepath.Join(bad, "hits")); !os.IsNotExist(err) {
 		t.Errorf("hits of a bad query: %v", err)
+	}
+	if got := run(t, mnt, "cat", "search/errors"); !strings.Contains(got, `"\"unclosed": `) || !strings.Contains(got, "quote") || strings.Count(got, "\n") < 1 {
+		t.Errorf("search/errors after a bad query: %q", got)
 	}
 
 	// An append through the mount is found by a new query, and by the

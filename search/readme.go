@@ -57,9 +57,9 @@ What is searched, per entry
   (JSON escapes decoded). A part longer than 16 KiB (a long tool output)
   is searched in its first and last 8 KiB.
 
-A query that cannot be read gives a folder holding only error, which
-says why (so do the log and ls of it): its hits are absent, and cat of
-them fails.
+A query that cannot be read is refused: ls of it fails with "No such
+file or directory", and why is in search/errors (the caller's own
+queries, newest last) and in the log.
 `
 
 // ByFileOff is the mount's by-file/README when it keeps no index.

@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"syscall"
@@ -13,8 +14,9 @@ import (
 
 // MOUNT/search/ and MOUNT/<project>/search/: a query is a folder looked up
 // by name (never listed), holding a link to each matching session, hits
-// and hits.json, as package search answers and formats them; a query that
-// cannot be read holds error alone. What a query folder shows depends on
+// and hits.json, as package search answers and formats them. A query that
+// cannot be read is no folder (ENOENT): why is in the log and in
+// search/errors, each caller's own. What a query folder shows depends on
 // the index's version and on who asks: its inode number carries both, and
 // the kernel keeps its name no longer than a request (volatile), so that
 // the next lookup after the index changed, or by another caller, answers
@@ -27,7 +29,6 @@ const (
 	hitsJSONName = "hits.json"
 	statusName   = "status"
 	readmeName   = "README"
-	errorName    = "error"
 )
 
 // volatile is a value the kernel must not keep: it changes with no notice.
@@ -51,6 +52,7 @@ func (d *searchDir) list() ([]Child, error) {
 	return []Child{
 		{readmeName, syscall.S_IFREG, names.Ino(searchName, d.project, readmeName), func() Node { return &searchFile{in, []byte(search.FolderNote + search.README)} }},
 		{statusName, syscall.S_IFREG, names.Ino(searchName, d.project, statusName), func() Node { return &searchStatus{in} }},
+		{errorsName, syscall.S_IFREG, names.Ino(searchName, d.project, errorsName), func() Node { return &searchErrors{in, ""} }},
 	}, nil
 }
 
@@ -67,6 +69,16 @@ func (d *searchDir) lookup(name string) (Child, error) {
 	q, ok := names.Decode(name)
 	if !ok {
 		q = name // a name not spelled as names spell them is the query as it is
+	}
+	var syn *search.SyntaxError
+	if _, err := search.Parse(q, d.v.opts.TimeZone); errors.As(err, &syn) {
+		bad := &badQuery{d.inProject, q, syn.Msg}
+		if !d.v.opts.Shared {
+			bad.refuse("")
+			return Child{}, ErrNotFound
+		}
+		// Who asked is known once the caller's sight is (seenBy).
+		return Child{name, syscall.S_IFDIR, names.Ino(searchName, d.project, name), func() Node { return bad }}, nil
 	}
 	gen := [2]uint64{d.v.opts.Search.Gen(), d.v.x.Gen()}
 	key := []string{searchName, d.project, name, strconv.FormatUint(gen[0], 16), strconv.FormatUint(gen[1], 16)}
@@ -122,7 +134,7 @@ func (d *queryDir) list() ([]Child, error) {
 		return Child{name, syscall.S_IFREG, names.Ino(append(d.key, name)...), func() Node { return &searchFile{d.inProject, data} }}
 	}
 	if a.Result == nil {
-		return []Child{file(errorName, a.Error)}, nil
+		return nil, ErrNotFound // not read: searchDir.lookup refuses it first
 	}
 	out := []Child{file(hitsName, a.Hits), file(hitsJSONName, a.HitsJSON)}
 	for _, s := range a.Result.Sessions {
@@ -145,7 +157,7 @@ func (d *queryDir) lookup(name string) (Child, error) {
 	return Child{}, err
 }
 
-// searchFile is README, or hits, hits.json or error of one answer.
+// searchFile is README, or hits or hits.json of one answer.
 type searchFile struct {
 	inProject
 	data []byte
@@ -182,6 +194,57 @@ func hitTime(h search.Hit, or time.Time) time.Time {
 	return time.UnixMilli(int64(h.Time))
 }
 
+// badQuery is a query that cannot be read, as a caller looks it up: it is
+// refused (ENOENT), and why goes to the log and to that caller's
+// search/errors.
+type badQuery struct {
+	inProject
+	query, why string
+}
+
+func (q *badQuery) seenBy(s *sight, c Child) (Child, bool) {
+	q.refuse(s.uid())
+	return c, false
+}
+
+func (q *badQuery) refuse(uid string) {
+	q.v.log.Info("search/" + q.query + ": " + q.why)
+	q.v.refused.Add(searchErrorsKey(q.project, uid), strconv.Quote(q.query)+": "+q.why)
+}
+
+// searchErrorsKey is where the refusals of a caller's queries in a
+// project's search/ ("": the root's) are kept (uid "": root's, or
+// everyone's on a mount only its user may enter).
+func searchErrorsKey(project, uid string) string {
+	return searchName + "/" + project + "/" + uid
+}
+
+// searchErrors is search/errors: why the caller's queries could not be
+// read, newest last.
+type searchErrors struct {
+	inProject
+	uid string
+}
+
+func (*searchErrors) volatile() {}
+
+// seenBy: each caller reads their own.
+func (f *searchErrors) seenBy(s *sight, c Child) (Child, bool) {
+	in := *f
+	in.uid = s.uid()
+	c.Ino = names.Ino(searchName, f.project, errorsName, in.uid)
+	c.make = func() Node { n := in; return &n }
+	return c, true
+}
+
+func (f *searchErrors) content() ([]byte, time.Time, error) {
+	data, t := f.v.refused.Get(searchErrorsKey(f.project, f.uid))
+	if t.IsZero() {
+		return data, time.Unix(0, 0), nil
+	}
+	return data, t, nil
+}
+
 // searchFor answers a query in a project ("": the store) as sight s sees
 // it, as kept for versions gen of the full-text index and of the store
 // (else as they are now): a session gone from the store leaves at once.
@@ -199,10 +262,6 @@ func (v *View) searchFor(project, query string, gen [2]uint64, s *sight) (*searc
 				return validProject(project) && err == nil && s.sees(f)
 			})
 		}
-		a, err := search.NewAnswer(res, err, v.opts.TimeZone)
-		if err == nil && a.Result == nil {
-			v.log.Info("search/" + query + ": " + string(a.Error))
-		}
-		return a, err
+		return search.NewAnswer(res, err, v.opts.TimeZone)
 	})
 }

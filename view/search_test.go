@@ -1,6 +1,7 @@
 package view
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -53,8 +54,19 @@ func TestSearchFolderShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	sdir := sd.Node().(Folder)
-	if kids, _ := v.List(sdir); len(kids) != 2 || kids[0].Name != readmeName || kids[1].Name != statusName {
+	if kids, _ := v.List(sdir); len(kids) != 3 || kids[0].Name != readmeName || kids[1].Name != errorsName || kids[2].Name != statusName {
 		t.Errorf("ls search/: %v", kids)
+	}
+	// A query that cannot be read is no folder; search/errors says why.
+	if _, err := v.Lookup(sdir, `-wombat`); !errors.Is(err, ErrNotFound) {
+		t.Errorf("lookup of a query that only excludes: %v, want ErrNotFound", err)
+	}
+	ef, _ := v.Lookup(sdir, errorsName)
+	if data, _ := v.Content(ef.Node().(File)); !strings.HasSuffix(string(data), ` "-wombat": `+syntaxReason(t, "-wombat")+"\n") {
+		t.Errorf("search/errors: %q", data)
+	}
+	if !v.PerCaller(ef.Node()) {
+		t.Error("search/errors is kept by the kernel")
 	}
 	q, err := v.Lookup(sdir, "wombat")
 	if err != nil {
@@ -115,4 +127,14 @@ func TestSearchFolderShape(t *testing.T) {
 	if _, err := off.Lookup(sd.Node().(Folder), "wombat"); err == nil {
 		t.Error("a query with the index off")
 	}
+}
+
+// syntaxReason is why package search refuses query q.
+func syntaxReason(t *testing.T, q string) string {
+	t.Helper()
+	var syn *search.SyntaxError
+	if _, err := search.Parse(q, nil); !errors.As(err, &syn) {
+		t.Fatalf("%q is read: %v", q, err)
+	}
+	return syn.Msg
 }

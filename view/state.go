@@ -69,6 +69,14 @@ var everything = &sight{all: true}
 // sees tells whether the session of f is visible.
 func (s *sight) sees(f *sessions.File) bool { return s.all || !s.hidden[f.Path] }
 
+// uid is whose sight it is, in decimal; "" for the sight of everything.
+func (s *sight) uid() string {
+	if s.who == nil {
+		return ""
+	}
+	return strconv.FormatUint(uint64(s.who.Uid), 10)
+}
+
 // seesCwd tells whether a by-cwd/ path leads to a visible session.
 func (s *sight) seesCwd(x *sessions.Index, path string) bool {
 	if s.all {

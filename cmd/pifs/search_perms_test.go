@@ -61,4 +61,17 @@ func TestSearchPerCaller(t *testing.T) {
 	if again := root(); again != all {
 		t.Errorf("root, asking again after the other user, is answered otherwise:\n%s\nthen\n%s", all, again)
 	}
+	// A query that cannot be read is refused, and why goes to the errors
+	// of whoever asked it, not to another's.
+	if out, err := exec.Command("ls", filepath.Join(mnt, "search", "rootsecret OR")).CombinedOutput(); err == nil {
+		t.Errorf("ls of a bad query succeeded: %s", out)
+	}
+	theirs, _ := asNobody(t, `ls "`+mnt+`/search/nobodys OR" 2>/dev/null; cat `+mnt+`/search/errors`)
+	if !strings.Contains(theirs, "nobodys OR") || strings.Contains(theirs, "rootsecret") {
+		t.Errorf("the other user's search/errors:\n%s", theirs)
+	}
+	mine, err := os.ReadFile(filepath.Join(mnt, "search", "errors"))
+	if err != nil || !strings.Contains(string(mine), "rootsecret OR") || strings.Contains(string(mine), "nobodys") {
+		t.Errorf("root's search/errors: %v\n%s", err, mine)
+	}
 }
