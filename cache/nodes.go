@@ -63,17 +63,35 @@ func (c *Cache) FolderListed(project, name string) {
 }
 
 // shed tells the kernel to forget the names held in the session folders
-// listed longest ago, while the nodes are past their share.
+// listed longest ago, while the nodes are past their share. The session
+// a walk is in is kept for later: forgetting the names of a folder the
+// walk is inside leaves the names it looks up there after that out of
+// reach of any later notice, held by the kernel until memory runs short
+// (grep -r of a store at a small cache piled up 100,000 such nodes).
 func (c *Cache) shed() {
 	if c.nodes.Load()*nodeBytes <= c.nodeShare() {
 		return
 	}
+	c.mu.Lock()
+	var walking Folder
+	if w := c.walking; w != nil {
+		walking = Folder{w.Project, w.Name}
+	}
+	c.mu.Unlock()
 	c.listedMu.Lock()
 	n := min(len(c.listed), trimEvery/folderNodes)
-	old := append([]Folder(nil), c.listed[:n]...)
-	c.listed = c.listed[n:]
+	old := make([]Folder, 0, n)
+	var kept []Folder
+	for _, f := range c.listed[:n] {
+		if f == walking {
+			kept = append(kept, f)
+		} else {
+			old = append(old, f)
+		}
+	}
+	c.listed = append(c.listed[n:], kept...)
 	c.listedMu.Unlock()
-	if n > 0 && c.o.Shed != nil {
+	if len(old) > 0 && c.o.Shed != nil {
 		c.o.Shed(old)
 	}
 }
