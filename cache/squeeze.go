@@ -20,6 +20,3 @@ func (c *Cache) Squeeze(n int64) {
 	c.mu.Unlock()
 	c.shed()
 }
-
-// Squeezed is what the cache keeps below its budget (see Squeeze).
-func (c *Cache) Squeezed() int64 { return c.squeeze.Load() }
