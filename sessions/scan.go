@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -33,22 +34,36 @@ func Scan(path string, keep func(line []byte) bool, fn func(e *Entry)) (*Header,
 // the grown file goes on (-1 when it cannot: an older version's file,
 // migrated whole). From an offset, the header is not read again (h nil).
 func ScanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *Entry, complete bool)) (h *Header, end int64, err error) {
-	return scanFrom(path, from, keep, fn, MaxLine)
+	return scanFrom(path, from, keep, func(e *Entry, complete bool, _ int64) { fn(e, complete) }, MaxLine, 0)
+}
+
+// ScanCut is ScanFrom (every line kept) for a reader that wants only the
+// ends of long strings: a line too long for the scan's buffer is read in
+// pieces, never whole, and each of its strings whose text is longer than
+// CutOver bytes may reach fn as its first and last keep bytes or so (at
+// least keep each, cut at characters' starts, keep < CutOver/2); cut is how
+// many bytes of the entry's text were left out so.
+func ScanCut(path string, from int64, keep int, fn func(e *Entry, complete bool, cut int64)) (h *Header, end int64, err error) {
+	return scanFrom(path, from, nil, fn, MaxLine, keep)
 }
 
 // scanReaders lend the buffers scans read through: a usage report scans
 // every file of a store, and a new 256 KiB buffer for each was half of
 // what the report allocated.
-var scanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
+var scanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, scanBuffer) }}
+
+// scanBuffer is the size of a scan's buffer: a longer line is read apart.
+const scanBuffer = 256 << 10
 
 // scan is Scan, skipping lines of maxLine bytes or more.
 func scan(path string, keep func(line []byte) bool, fn func(e *Entry), maxLine int64) (*Header, error) {
-	h, _, err := scanFrom(path, 0, keep, func(e *Entry, _ bool) { fn(e) }, maxLine)
+	h, _, err := scanFrom(path, 0, keep, func(e *Entry, _ bool, _ int64) { fn(e) }, maxLine, 0)
 	return h, err
 }
 
-// scanFrom is ScanFrom, skipping lines of maxLine bytes or more.
-func scanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *Entry, complete bool), maxLine int64) (h *Header, end int64, err error) {
+// scanFrom is ScanFrom, skipping lines of maxLine bytes or more, and with
+// cutKeep > 0 ScanCut.
+func scanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *Entry, complete bool, cut int64), maxLine int64, cutKeep int) (h *Header, end int64, err error) {
 	f, _, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return nil, -1, err
@@ -68,15 +83,22 @@ func scanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *E
 	var (
 		seq int
 		off = from
+		cut int64 // what readCut left out of the line
 	)
 	end = from
 	for {
 		line, err := r.ReadSlice('\n')
+		size := -1 // the line's length in the file, when not len(line)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: read whole, once, or
 			// skipped unread when pi could not read it either.
 			var next int64
-			if line, next, err = readLong(f, off, maxLine); err != nil {
+			if cutKeep > 0 {
+				line, cut, next, err = readCut(f, off, maxLine, cutKeep)
+			} else {
+				line, next, err = readLong(f, off, maxLine)
+			}
+			if err != nil {
 				return nil, -1, err
 			}
 			if _, err := f.Seek(next, io.SeekStart); err != nil {
@@ -90,11 +112,15 @@ func scanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *E
 			if line[len(line)-1] != '\n' {
 				err = io.EOF
 			}
+			size = int(next - off)
 		} else if err != nil && err != io.EOF {
 			return nil, -1, err
 		}
+		if size < 0 {
+			size = len(line)
+		}
 		at := off
-		off += int64(len(line))
+		off += int64(size)
 		last := err == io.EOF
 		complete := false
 		if n := len(line); n > 0 && line[n-1] == '\n' {
@@ -117,10 +143,11 @@ func scanFrom(path string, from int64, keep func(line []byte) bool, fn func(e *E
 						return h, -1, err
 					}
 				case e.Type != schema.TypeSession: // later header lines are never entries
-					fn(e, complete)
+					fn(e, complete, cut)
 				}
 			}
 		}
+		cut = 0
 		if last {
 			break
 		}
@@ -151,14 +178,86 @@ func readLong(f *os.File, off, maxLine int64) (line []byte, next int64, err erro
 	return line[:n], off + int64(n), nil
 }
 
-// scanMigrated is Scan of a session of an older version.
-func scanMigrated(path string, fn func(e *Entry, complete bool)) (*Header, error) {
+// readCut reads the line that starts at off as readLong does, through
+// cutLine (see ScanCut). A line cutLine finds one pi skips is given as a
+// line no parser takes.
+func readCut(f *os.File, off, maxLine int64, keep int) (line []byte, cut, next int64, err error) {
+	line, cut, next, nl, ok, err := cutAt(f, off, maxLine, keep)
+	if err != nil || next < 0 {
+		return nil, 0, -next, err
+	}
+	if !ok {
+		line, cut = []byte("!"), 0
+	}
+	if nl {
+		line = append(line, '\n')
+	}
+	return line, cut, next, nil
+}
+
+// ReadLineCut reads the line that starts at off as ScanCut gives it (see
+// there), without its newline; nil when it is MaxLine bytes or more, or
+// one pi skips for a string it cut.
+func ReadLineCut(f io.ReaderAt, off int64, keep int) ([]byte, error) {
+	// A line as long as a scan's buffer at most is read whole, in a
+	// buffer grown from 4 KiB (most lines are short).
+	buf := make([]byte, 0, 4<<10)
+	for {
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], off+int64(len(buf)))
+		if i := bytes.IndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
+			return buf[:len(buf)+i], nil
+		}
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			if len(buf) >= scanBuffer {
+				break
+			}
+			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
+		}
+	}
+	line, _, next, _, ok, err := cutAt(f, off, MaxLine, keep)
+	if err != nil || next < 0 || !ok {
+		return nil, err
+	}
+	return line, nil
+}
+
+// cutAt reads the line that starts at off through cutLine; nl tells that
+// it ends in a newline, next where the next starts; a line of maxLine
+// bytes or more is skipped unread (next is then minus where the next
+// starts).
+func cutAt(f io.ReaderAt, off, maxLine int64, keep int) (line []byte, cut, next int64, nl, ok bool, err error) {
+	end, nl, _, err := lineEnd(f, off, maxLine, nil)
+	if err != nil {
+		return nil, 0, 0, false, false, err
+	}
+	if !nl && end-off >= maxLine {
+		end, _, err = skipLine(f, end)
+		return nil, 0, -end, false, false, err
+	}
+	n := end - off
+	if nl {
+		n--
+	}
+	line, cut, ok, err = cutLine(io.NewSectionReader(f, off, n), n, keep)
+	return line, cut, end, nl, ok, err
+}
+
+// scanMigrated is Scan of a session of an older version: parsed whole,
+// the ids pi derives depending on every line before, cut or not.
+func scanMigrated(path string, fn func(e *Entry, complete bool, cut int64)) (*Header, error) {
 	l, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range l.Entries {
-		fn(e, true)
+		fn(e, true, 0)
 	}
 	return l.Header, nil
 }
