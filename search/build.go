@@ -475,7 +475,9 @@ func (x *Index) indexFile(b *batch, it item, service func(), stop func() bool) e
 		}
 	}
 	var failed error
-	_, end, err := sessions.ScanFrom(it.path, from, nil, func(e *sessions.Entry, complete bool) {
+	// Long lines are read in pieces, their long strings cut to what
+	// Extract keeps of them and more: the build never holds a line whole.
+	_, end, err := sessions.ScanCut(it.path, from, MaxPart, func(e *sessions.Entry, complete bool, cut int64) {
 		if failed != nil {
 			return
 		}
@@ -503,7 +505,7 @@ func (x *Index) indexFile(b *batch, it item, service func(), stop func() bool) e
 				return
 			}
 		}
-		failed = w.add(e, complete)
+		failed = w.add(e, complete, cut)
 	})
 	if failed == nil && err != nil {
 		failed = err
@@ -791,9 +793,10 @@ type writer struct {
 }
 
 // add indexes one entry.
-func (w *writer) add(e *sessions.Entry, complete bool) error {
+func (w *writer) add(e *sessions.Entry, complete bool, cut int64) error {
 	b, x, r := w.b, w.b.x, w.r
 	d := Extract(e.Raw)
+	d.Cut += int(cut)
 	var touches []Touch
 	if x.o.Touches != nil && e.ID != "" {
 		touches = x.o.Touches(e, r.cwd)

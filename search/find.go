@@ -445,40 +445,17 @@ func (l *lineReader) excerpt(r *fileRow, e *entryInfo, words []string) string {
 	return Excerpt(d.Text, words, ExcerptWidth)
 }
 
-// maxLine bounds a line read for an excerpt (as pi bounds what it reads).
-const maxLine = sessions.MaxLine
-
-// readLine reads the line at off, without its newline; nil when it is not
-// valid JSON.
+// readLine reads the line at off, without its newline, its long strings
+// cut as the build reads them (the excerpt is of what Extract keeps, and a
+// long line is never held whole); nil when it is not valid JSON.
 func readLine(f *os.File, off int64) []byte {
-	buf := make([]byte, 0, 4<<10)
-	for {
-		n, err := f.ReadAt(buf[len(buf):cap(buf)], off+int64(len(buf)))
-		chunk := buf[len(buf) : len(buf)+n]
-		if i := indexNL(chunk); i >= 0 {
-			buf = buf[:len(buf)+i]
-			break
-		}
-		buf = buf[:len(buf)+n]
-		if err != nil || int64(len(buf)) >= maxLine {
-			break
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
-		}
+	buf, err := sessions.ReadLineCut(f, off, MaxPart)
+	if buf == nil || err != nil {
+		return nil
 	}
 	v, err := jsjson.Parse(buf)
 	if err != nil {
 		return nil
 	}
 	return v
-}
-
-func indexNL(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
 }

@@ -145,7 +145,8 @@ var tables = []string{
 		off INT, seq INT, prov INT, tail BLOB, sum INT, racy INT, complete INT)`,
 	// An entry: its id, where its line starts, its role, time (ms) and
 	// model, whether its text is in the FTS tables and how much of it was
-	// cut.
+	// cut (of long parts, and of the long strings of a line read in
+	// pieces: sessions.ScanCut).
 	`CREATE TABLE IF NOT EXISTS entries(rowid INTEGER PRIMARY KEY, eid TEXT NOT NULL, off INT NOT NULL,
 		role TEXT NOT NULL, time INT, model TEXT, txt INT NOT NULL, cut INT NOT NULL)`,
 	// The entries of an id (a label's target), and of a time range (a

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -100,4 +101,39 @@ func procStatus(t *testing.T, key string) int64 {
 	}
 	t.Fatalf("no %s in /proc/self/status", key)
 	return 0
+}
+
+// TestBuildLongLine: a session of one 32 MB line (a tool output) is
+// indexed from pieces of it: the build allocates a fraction of the line,
+// not the line and its text, and the words at its ends are found.
+func TestBuildLongLine(t *testing.T) {
+	store := t.TempDir()
+	s := newSession(t, "77770000-0000-4000-8000-000000000003", "/home/user/m", time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC), 3)
+	s.result("", "bash", "openingword "+strings.Repeat("a long \"line\" of output\n", 32<<20/24)+" closingword")
+	s.write(filepath.Join(store, "--home-user-m--", "long.jsonl"))
+	x := openIndex(t, store, Options{})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	build(t, x, store)
+	runtime.ReadMemStats(&after)
+	alloc := int64(after.TotalAlloc - before.TotalAlloc)
+	t.Logf("indexing a 32 MiB line allocated %d KiB", alloc>>10)
+	if alloc > 8<<20 {
+		t.Errorf("indexing a 32 MiB line allocated %d MiB", alloc>>20)
+	}
+	// A hit's excerpt reads the line as the build does, in pieces.
+	runtime.ReadMemStats(&before)
+	for _, w := range []string{"openingword", "closingword"} {
+		if got := find(t, x, w); len(got) != 1 {
+			t.Errorf("%s: %v", w, got)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := int64(after.TotalAlloc - before.TotalAlloc); alloc > 8<<20 {
+		t.Errorf("two hits in a 32 MiB line allocated %d MiB", alloc>>20)
+	}
+	res, err := x.SearchString(context.Background(), "closingword", nil, Scope{}, 0)
+	if err != nil || len(res.Hits) != 1 || !strings.HasSuffix(res.Hits[0].Excerpt, "closingword") {
+		t.Errorf("the excerpt of a hit at the end of the line: %+v, %v", res, err)
+	}
 }

@@ -112,6 +112,14 @@ func long(head, middle, tail string) string {
 	return head + " " + filler[:12000] + " " + middle + " " + filler[:12000] + " " + tail
 }
 
+// longer is a tool output whose line is longer than a scan's buffer
+// (which the index reads in pieces), with escapes and characters of two
+// and three bytes throughout.
+func longer(head, middle, tail string) string {
+	filler := strings.Repeat("lorem \"ipsum\"\n dolor é sit 中文 amet\t", 8000)
+	return head + " " + filler + " " + middle + " " + filler + " " + tail
+}
+
 // plant writes the planted sessions into store: words in prose, in code,
 // inside identifiers, in CJK text, in tool output (some cut out of a long
 // one), on abandoned branches, in hidden messages, summaries, names and
@@ -130,6 +138,7 @@ func plant(t testing.TB, store string) {
 		call("bash", map[string]any{"command": "grep -rn \"xylophone\" ./... && echo done", "timeout": 30, "2": "index-key-first"}))
 	r1 := a.result("", "read", "package main\n\nfunc newSessionManager() *SessionManager {\n\treturn &SessionManager{hashMap: map[string]int{}}\n}\n// 这是一个中文测试句子，没有空格\n")
 	a.result("", "bash", long("headword xylophone", "middleword", "tailword"))
+	a.result("", "bash", longer("farhead", "farmiddle", "fartail"))
 	a.msg("", map[string]any{"role": "bashExecution", "command": "make zebra-build", "output": "zebra done\nexit ok", "exitCode": 0, "cancelled": false, "truncated": false})
 	a.entry("", map[string]any{"type": "custom_message", "customType": "ext.note", "content": "hidden quokka note", "display": false})
 	a.entry("", map[string]any{"type": "custom_message", "customType": "ext.note", "content": []any{text("shown koala note")}, "display": true})
