@@ -1,7 +1,6 @@
 package search
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -180,25 +179,15 @@ func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 // StatusOff is search/status of a mount without an index.
 func StatusOff(why string) string { return "index off: " + oneLine(why) + "\n" }
 
-// Answer is a query's answer as the mount shows it: hits and hits.json,
-// or, for a query that cannot be read, the error file.
+// Answer is a query's answer as the mount shows it: hits and hits.json.
 type Answer struct {
-	Result         *Result // nil when the query cannot be read
+	Result         *Result
 	Hits, HitsJSON []byte
-	Error          []byte // why the query cannot be read, a line
 }
 
-// NewAnswer is the answer to a query that gave res or err: a SyntaxError
-// makes an answer that says why; another error is returned.
-func NewAnswer(res *Result, err error, loc *time.Location) (*Answer, error) {
-	var syn *SyntaxError
-	if errors.As(err, &syn) {
-		return &Answer{Error: []byte(oneLine(syn.Msg) + "\n")}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &Answer{Result: res, Hits: HitsTSV(res, loc), HitsJSON: HitsJSON(res, loc)}, nil
+// NewAnswer is the answer of res.
+func NewAnswer(res *Result, loc *time.Location) *Answer {
+	return &Answer{Result: res, Hits: HitsTSV(res, loc), HitsJSON: HitsJSON(res, loc)}
 }
 
 // AnswerKey is what an answer depends on: the scope's project, the query,

@@ -71,7 +71,8 @@ func (d *searchDir) lookup(name string) (Child, error) {
 		q = name // a name not spelled as names spell them is the query as it is
 	}
 	var syn *search.SyntaxError
-	if _, err := search.Parse(q, d.v.opts.TimeZone); errors.As(err, &syn) {
+	parsed, err := search.Parse(q, d.v.opts.TimeZone)
+	if errors.As(err, &syn) {
 		bad := &badQuery{d.inProject, q, syn.Msg}
 		if !d.v.opts.Shared {
 			bad.refuse("")
@@ -80,9 +81,12 @@ func (d *searchDir) lookup(name string) (Child, error) {
 		// Who asked is known once the caller's sight is (seenBy).
 		return Child{name, syscall.S_IFDIR, names.Ino(searchName, d.project, name), func() Node { return bad }}, nil
 	}
+	if err != nil {
+		return Child{}, err
+	}
 	gen := [2]uint64{d.v.opts.Search.Gen(), d.v.x.Gen()}
 	key := []string{searchName, d.project, name, strconv.FormatUint(gen[0], 16), strconv.FormatUint(gen[1], 16)}
-	qd := &queryDir{d.inProject, q, gen, key, everything}
+	qd := &queryDir{d.inProject, q, parsed, gen, key, everything}
 	return Child{name, syscall.S_IFDIR, names.Ino(key...), func() Node { return qd }}, nil
 }
 
@@ -101,10 +105,11 @@ func (f *searchStatus) content() ([]byte, time.Time, error) {
 // queryDir is search/<query>/ as one sight sees it at one version.
 type queryDir struct {
 	inProject
-	query string
-	gen   [2]uint64 // the versions of the full-text index and the store's it answers from
-	key   []string  // what its inode number and its children's are made of
-	sees  *sight
+	query  string
+	parsed *search.Query // read once, at the lookup
+	gen    [2]uint64     // the versions of the full-text index and the store's it answers from
+	key    []string      // what its inode number and its children's are made of
+	sees   *sight
 }
 
 func (*queryDir) volatile() {}
@@ -118,23 +123,20 @@ func (d *queryDir) seenBy(s *sight, c Child) (Child, bool) {
 }
 
 func (d *queryDir) mtime() (time.Time, error) {
-	a, err := d.v.searchFor(d.project, d.query, d.gen, d.sees)
-	if err != nil || a.Result == nil || len(a.Result.Sessions) == 0 {
+	a, err := d.v.searchFor(d.project, d.query, d.parsed, d.gen, d.sees)
+	if err != nil || len(a.Result.Sessions) == 0 {
 		return dirMtime(d.v.opts.SessionsDir)
 	}
 	return hitTime(a.Result.Sessions[0].Best, time.Time{}), nil
 }
 
 func (d *queryDir) list() ([]Child, error) {
-	a, err := d.v.searchFor(d.project, d.query, d.gen, d.sees)
+	a, err := d.v.searchFor(d.project, d.query, d.parsed, d.gen, d.sees)
 	if err != nil {
 		return nil, err
 	}
 	file := func(name string, data []byte) Child {
 		return Child{name, syscall.S_IFREG, names.Ino(append(d.key, name)...), func() Node { return &searchFile{d.inProject, data} }}
-	}
-	if a.Result == nil {
-		return nil, ErrNotFound // not read: searchDir.lookup refuses it first
 	}
 	out := []Child{file(hitsName, a.Hits), file(hitsJSONName, a.HitsJSON)}
 	for _, s := range a.Result.Sessions {
@@ -245,23 +247,25 @@ func (f *searchErrors) content() ([]byte, time.Time, error) {
 	return data, t, nil
 }
 
-// searchFor answers a query in a project ("": the store) as sight s sees
-// it, as kept for versions gen of the full-text index and of the store
-// (else as they are now): a session gone from the store leaves at once.
-func (v *View) searchFor(project, query string, gen [2]uint64, s *sight) (*search.Answer, error) {
+// searchFor answers a query (q, read from query) in a project ("": the
+// store) as sight s sees it, as kept for versions gen of the full-text
+// index and of the store (else as they are now): a session gone from the
+// store leaves at once.
+func (v *View) searchFor(project, query string, q *search.Query, gen [2]uint64, s *sight) (*search.Answer, error) {
 	idx := v.opts.Search
 	return v.searches.Get(search.AnswerKey{Project: project, Query: query, Sight: s.key, Gen: gen[0], Store: gen[1]}, func() (*search.Answer, error) {
 		scope := search.Scope{Project: project}
 		if !s.all {
 			scope.Visible = func(path string) bool { return !s.hidden[path] }
 		}
-		res, err := idx.SearchString(context.Background(), query, v.opts.TimeZone, scope, 0)
-		if err == nil {
-			res = res.Keep(func(project, session string) bool {
-				f, err := v.meta(project, session)
-				return validProject(project) && err == nil && s.sees(f)
-			})
+		res, err := idx.Search(context.Background(), q, scope, 0)
+		if err != nil {
+			return nil, err
 		}
-		return search.NewAnswer(res, err, v.opts.TimeZone)
+		res = res.Keep(func(project, session string) bool {
+			f, err := v.meta(project, session)
+			return validProject(project) && err == nil && s.sees(f)
+		})
+		return search.NewAnswer(res, v.opts.TimeZone), nil
 	})
 }
