@@ -3,6 +3,7 @@ package sessions
 import (
 	"bufio"
 	"io"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -101,10 +102,7 @@ func cutString(br *bufio.Reader, out []byte, keep int) (_ []byte, left int64, ok
 				if err != nil {
 					return out, 0, true, ignoreEOF(err)
 				}
-				v := 0
-				for _, h := range hex {
-					v = v<<4 | hexVal(h)
-				}
+				v, _ := strconv.ParseUint(string(hex[:]), 16, 16)
 				high = v >= 0xD800 && v <= 0xDBFF
 			}
 		case b < 0x20:
@@ -146,18 +144,6 @@ func ignoreEOF(err error) error {
 		return nil
 	}
 	return err
-}
-
-func hexVal(h byte) int {
-	switch {
-	case h >= '0' && h <= '9':
-		return int(h - '0')
-	case h >= 'a' && h <= 'f':
-		return int(h-'a') + 10
-	case h >= 'A' && h <= 'F':
-		return int(h-'A') + 10
-	}
-	return 0
 }
 
 // unquoter decodes the raw bodies of strings (no quotes) as
