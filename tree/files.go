@@ -414,7 +414,21 @@ func pathCalls(p []*sessions.Entry, cwd string) []FileCall {
 // mayCall tells whether an assistant message's content can hold a tool
 // call: "toolCall" as written, or an escape that could spell it.
 func mayCall(content []byte) bool {
-	return bytes.Contains(content, []byte("toolCall")) || bytes.Contains(content, []byte(`\u`))
+	// "Call" is looked for, then "tool" before it: bytes.Index stops at
+	// each byte a pattern starts with, and prose has a "t" every dozen
+	// bytes but few "C".
+	for i := 0; ; {
+		k := bytes.Index(content[i:], []byte("Call"))
+		if k < 0 {
+			break
+		}
+		i += k
+		if i >= 4 && string(content[i-4:i]) == "tool" {
+			return true
+		}
+		i++
+	}
+	return bytes.Contains(content, []byte(`\u`))
 }
 
 // pathCache resolves each path a path's calls give once: they give few,
