@@ -141,7 +141,7 @@ func Touches(e *sessions.Entry, cwd string) []Touch {
 			return true
 		})
 	case schema.RoleToolResult:
-		if !bytes.Contains(e.Msg, []byte("nestedCalls")) && !bytes.Contains(e.Msg, []byte(`\u`)) {
+		if !mayNest(e.Msg) {
 			return nil
 		}
 		nestedCalls(e.Msg, func(_ int, c []byte) {
@@ -361,6 +361,9 @@ func pathCalls(p []*sessions.Entry, cwd string) []FileCall {
 				return true
 			})
 		case schema.RoleToolResult:
+			if len(pending) == 0 && !mayNest(e.Msg) {
+				continue // it answers no file's call and makes none
+			}
 			var id, name, isError, nested []byte
 			jsjson.Members(e.Msg, func(k, v []byte) bool {
 				switch {
@@ -414,21 +417,33 @@ func pathCalls(p []*sessions.Entry, cwd string) []FileCall {
 // mayCall tells whether an assistant message's content can hold a tool
 // call: "toolCall" as written, or an escape that could spell it.
 func mayCall(content []byte) bool {
-	// "Call" is looked for, then "tool" before it: bytes.Index stops at
-	// each byte a pattern starts with, and prose has a "t" every dozen
-	// bytes but few "C".
-	for i := 0; ; {
-		k := bytes.Index(content[i:], []byte("Call"))
+	return containsAt(content, "toolCall", 4) || bytes.Contains(content, []byte(`\u`))
+}
+
+// mayNest tells whether a tool result can hold nestedCalls: as written,
+// or an escape that could spell it.
+func mayNest(msg []byte) bool {
+	return containsAt(msg, "nestedCalls", 6) || bytes.Contains(msg, []byte(`\u`))
+}
+
+// containsAt is bytes.Contains(b, word), looking for word[at:] first,
+// then for the rest before it: bytes.Index stops at each byte its pattern
+// starts with, and only later turns to its vector search, and prose has a
+// "t" or an "n" every dozen bytes but few "C".
+func containsAt(b []byte, word string, at int) bool {
+	tail := []byte(word[at:])
+	for i := at; i <= len(b); {
+		k := bytes.Index(b[i:], tail)
 		if k < 0 {
-			break
+			return false
 		}
 		i += k
-		if i >= 4 && string(content[i-4:i]) == "tool" {
+		if string(b[i-at:i]) == word[:at] {
 			return true
 		}
 		i++
 	}
-	return bytes.Contains(content, []byte(`\u`))
+	return false
 }
 
 // pathCache resolves each path a path's calls give once: they give few,

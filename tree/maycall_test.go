@@ -20,12 +20,16 @@ func TestMayCall(t *testing.T) {
 }
 
 func FuzzMayCall(f *testing.F) {
-	for _, s := range []string{"toolCall", "Call", `\u`, "tooltoolCall"} {
+	for _, s := range []string{"toolCall", "Call", `\u`, "tooltoolCall", "nestedCalls", "nestedCall", "Calls"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := mayCall([]byte(s)), mayCallPlain([]byte(s)); got != want {
 			t.Errorf("mayCall(%q) = %v, want %v", s, got, want)
+		}
+		want := bytes.Contains([]byte(s), []byte("nestedCalls")) || bytes.Contains([]byte(s), []byte(`\u`))
+		if got := mayNest([]byte(s)); got != want {
+			t.Errorf("mayNest(%q) = %v, want %v", s, got, want)
 		}
 	})
 }
