@@ -179,25 +179,18 @@ func readLong(f *os.File, off, maxLine int64) (line []byte, next int64, err erro
 }
 
 // readCut reads the line that starts at off as readLong does, through
-// cutLine (see ScanCut). A line cutLine finds one pi skips is given as a
-// line no parser takes.
+// cutLine (see ScanCut and cutAt).
 func readCut(f *os.File, off, maxLine int64, keep int) (line []byte, cut, next int64, err error) {
-	line, cut, next, nl, ok, err := cutAt(f, off, maxLine, keep)
-	if err != nil || next < 0 {
-		return nil, 0, -next, err
-	}
-	if !ok {
-		line, cut = []byte("!"), 0
-	}
-	if nl {
+	line, cut, next, nl, err := cutAt(f, off, maxLine, keep)
+	if line != nil && nl {
 		line = append(line, '\n')
 	}
-	return line, cut, next, nil
+	return line, cut, next, err
 }
 
 // ReadLineCut reads the line that starts at off as ScanCut gives it (see
-// there), without its newline; nil when it is MaxLine bytes or more, or
-// one pi skips for a string it cut.
+// there), without its newline: nil when it is MaxLine bytes or more, a
+// line no parser takes when pi skips it for a string that was cut.
 func ReadLineCut(f io.ReaderAt, off int64, keep int) ([]byte, error) {
 	// A line as long as a scan's buffer at most is read whole, in a
 	// buffer grown from 4 KiB (most lines are short).
@@ -221,32 +214,35 @@ func ReadLineCut(f io.ReaderAt, off int64, keep int) ([]byte, error) {
 			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
 		}
 	}
-	line, _, next, _, ok, err := cutAt(f, off, MaxLine, keep)
-	if err != nil || next < 0 || !ok {
-		return nil, err
-	}
-	return line, nil
+	line, _, _, _, err := cutAt(f, off, MaxLine, keep)
+	return line, err
 }
 
-// cutAt reads the line that starts at off through cutLine; nl tells that
-// it ends in a newline, next where the next starts; a line of maxLine
-// bytes or more is skipped unread (next is then minus where the next
-// starts).
-func cutAt(f io.ReaderAt, off, maxLine int64, keep int) (line []byte, cut, next int64, nl, ok bool, err error) {
+// cutAt reads the line that starts at off through cutLine, without its
+// newline (nl tells that it has one), and returns where the next starts.
+// A line of maxLine bytes or more is skipped unread (line nil); one
+// cutLine finds pi would skip is given as a line no parser takes.
+func cutAt(f io.ReaderAt, off, maxLine int64, keep int) (line []byte, cut, next int64, nl bool, err error) {
 	end, nl, _, err := lineEnd(f, off, maxLine, nil)
 	if err != nil {
-		return nil, 0, 0, false, false, err
+		return nil, 0, 0, false, err
 	}
 	if !nl && end-off >= maxLine {
 		end, _, err = skipLine(f, end)
-		return nil, 0, -end, false, false, err
+		return nil, 0, end, false, err
 	}
 	n := end - off
 	if nl {
 		n--
 	}
-	line, cut, ok, err = cutLine(io.NewSectionReader(f, off, n), n, keep)
-	return line, cut, end, nl, ok, err
+	line, cut, ok, err := cutLine(io.NewSectionReader(f, off, n), n, keep)
+	if err != nil {
+		return nil, 0, 0, false, err
+	}
+	if !ok {
+		line, cut = []byte("!"), 0
+	}
+	return line, cut, end, nl, nil
 }
 
 // scanMigrated is Scan of a session of an older version: parsed whole,
