@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 )
 
@@ -469,7 +470,11 @@ func (x *Index) indexFile(b *batch, it item, service func(), stop func() bool) e
 	r.sig = sig
 	r.complete = false
 	if r.id == 0 {
-		// A new file gets its id.
+		// A new file gets its id, from when the session began.
+		r.born = jsjson.DateValue(header.Timestamp)
+		if math.IsNaN(r.born) {
+			r.born = float64(sig.Mtime / 1e6)
+		}
 		if err := b.save(r); err != nil {
 			return err
 		}
@@ -763,14 +768,15 @@ func (b *batch) save(r *fileRow) error {
 	args := []any{r.path, r.project, r.name, r.cwd, r.title, r.sig.Dev, r.sig.Ino, r.sig.Size, r.sig.Mtime, r.sig.Ctime,
 		r.off, r.seq, r.prov, r.tail, int64(r.sum), racy, complete}
 	if r.id == 0 {
-		res, err := b.tx.Exec(`INSERT INTO files(path, project, name, cwd, title, dev, ino, size, mtime, ctime,
-			off, seq, prov, tail, sum, racy, complete) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+		id, err := b.newID(r.born)
 		if err != nil {
 			return err
 		}
-		if r.id, err = res.LastInsertId(); err != nil {
+		if _, err := b.tx.Exec(`INSERT INTO files(id, path, project, name, cwd, title, dev, ino, size, mtime, ctime,
+			off, seq, prov, tail, sum, racy, complete) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...); err != nil {
 			return err
 		}
+		r.id = id
 	} else if _, err := b.tx.Exec(`UPDATE files SET path=?, project=?, name=?, cwd=?, title=?, dev=?, ino=?, size=?, mtime=?, ctime=?,
 		off=?, seq=?, prov=?, tail=?, sum=?, racy=?, complete=? WHERE id=?`, append(args, r.id)...); err != nil {
 		return err
@@ -778,6 +784,68 @@ func (b *batch) save(r *fileRow) error {
 	c := *r
 	b.rows = append(b.rows, &c)
 	return nil
+}
+
+// Files' ids follow when their sessions began, so that the text index's
+// rows, in rowid order, go through the sessions from the newest back (a
+// query that matches more than it reads answers from the newest): a
+// session's id is the second it began counted from idEpoch, or the next
+// free one after it. An index made when ids were given in turn keeps its
+// ids, all below idEpoch's.
+const (
+	idEpoch = 1577836800 // 2020-01-01T00:00:00Z
+	maxID   = 1<<31 - 1  // rowid's file part
+)
+
+// newID is the id of a new file of a session that began at born (ms
+// since the epoch; before idEpoch: before every id; NaN or past 2054:
+// after every id).
+func (b *batch) newID(born float64) (int64, error) {
+	want := int64(0)
+	switch s := born / 1000; {
+	case s < idEpoch:
+		want = 1
+	case s-idEpoch < maxID/2:
+		want = int64(s) - idEpoch + 1
+	}
+	if want == 0 {
+		var last sql.NullInt64
+		if err := b.tx.QueryRow(`SELECT max(id) FROM files`).Scan(&last); err != nil {
+			return 0, err
+		}
+		want = max(last.Int64+1, maxID/2)
+	}
+	// The first id at or after want that no file has.
+	for {
+		rows, err := b.tx.Query(`SELECT id FROM files WHERE id >= ? ORDER BY id LIMIT 100`, want)
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			if id != want {
+				break
+			}
+			want++
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		if n < 100 {
+			break
+		}
+	}
+	if want > maxID {
+		return 0, errors.New("search index: no file id left")
+	}
+	return want, nil
 }
 
 // writer indexes one file's entries into a batch.

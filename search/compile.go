@@ -228,6 +228,14 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 	if len(b.conds) > 0 {
 		c.sql += " WHERE " + strings.Join(b.conds, " AND ")
 	}
+	// Newest sessions first, each from its end (see newID): a pass that
+	// stops early has read the newest. A time range alone is read from
+	// the index of times, newest first.
+	order := id
+	if from == "entries" && (!math.IsNaN(q.Since) || !math.IsNaN(q.Until)) {
+		order = "entries.time"
+	}
+	c.sql += " ORDER BY " + order + " DESC"
 	c.args = b.args
 	return c, nil
 }

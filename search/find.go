@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"math"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -61,6 +63,13 @@ type Result struct {
 	// newest first (a query of filters alone, or one matching more than
 	// MaxRanked entries).
 	Ranked bool
+	// More tells that the query matches more than MaxRanked entries: the
+	// answer (hits, Total, Sessions) is of the MaxRanked it read, those
+	// of the newest sessions (by when they began), each from its end.
+	More bool
+	// Read is how many matching entries the answer was made of (before
+	// the scope took out those of other sessions).
+	Read int
 }
 
 // DefaultLimit is how many hits Search gives when not told.
@@ -78,18 +87,19 @@ func (x *Index) SearchString(ctx context.Context, q string, loc *time.Location, 
 	return x.Search(ctx, pq, scope, limit)
 }
 
-// MaxRanked is how many matching entries a query ranks by relevance:
-// past it, ranking every match would cost more than it is worth, and the
-// hits come newest first.
-const MaxRanked = 20000
+// MaxRanked is how many matching entries a query reads: at most that
+// many are ranked by relevance; past it, the answer is of the newest
+// sessions' MaxRanked matches, newest first (Result.More).
+const MaxRanked = 5000
 
 // Search runs a query: every entry that matches, in scope, counted; the
 // limit best of them (DefaultLimit when limit <= 0) with their excerpts;
 // and every session with a match, with its best hit. Hits are ranked by
 // relevance (FTS5's BM25) when the query has words to find and matches
-// at most MaxRanked entries, else they come newest first. Its cost is in
-// the entries the text index (or, for a query of filters alone, the
-// filters' rows) gives, not in the store.
+// at most MaxRanked entries, else they come newest first. A query that
+// matches more is answered from the newest MaxRanked (Result.More). Its
+// cost is in the entries the text index (or, for a query of filters
+// alone, the filters' rows) gives, up to MaxRanked, not in the store.
 func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*Result, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -104,16 +114,16 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	if c.empty {
 		return res, nil
 	}
+	// The newest matches, up to maxRanked: a query that matches more is
+	// answered from those (ranking more, or even going through all of
+	// them, costs more than the answer is worth: a word in every entry).
 	var all []cand
-	pass, err := x.pass(ctx, c, files, limit, func(cd cand) {
-		if len(all) <= x.maxRanked {
-			all = append(all, cd)
-		}
-	})
+	pass, err := x.pass(ctx, c, files, limit, x.maxRanked, func(cd cand) { all = append(all, cd) })
 	if err != nil {
 		return nil, err
 	}
-	if len(all) <= x.maxRanked {
+	res.More, res.Read = pass.more, pass.read
+	if !pass.more {
 		// Few enough to rank: the same rows again, with their rank.
 		rc, err := x.compile(ctx, q, scope, true)
 		if err != nil {
@@ -124,7 +134,7 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 			for _, cd := range all {
 				times[cd.id] = cd.time
 			}
-			ranked, err := x.pass(ctx, rc, files, limit, func(cand) {}, times)
+			ranked, err := x.pass(ctx, rc, files, limit, 0, func(cand) {}, times)
 			if err != nil {
 				return nil, err
 			}
@@ -146,15 +156,13 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	if err := x.entryInfos(ctx, want); err != nil {
 		return nil, err
 	}
-	words := q.Highlights()
-	lines := &lineReader{}
-	defer lines.close()
-	for _, h := range hits {
+	excerpts := excerpts(hits, files, want, q.Highlights())
+	for i, h := range hits {
 		hit, ok := files.hit(h, want[h.id])
 		if !ok {
 			continue
 		}
-		hit.Excerpt = lines.excerpt(files.rows[fileOf(h.id)], want[h.id], words)
+		hit.Excerpt = excerpts[i]
 		res.Hits = append(res.Hits, hit)
 	}
 	for file, b := range pass.best {
@@ -177,10 +185,40 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	return res, nil
 }
 
+// excerpts reads the hits' lines and makes their excerpts. The lines are
+// read in the files' order (each file opened once, read forward), in
+// parts on up to as many goroutines as there are cores: a thousand
+// excerpts take about as long as reading the matches.
+func excerpts(hits []cand, files *fileFilter, want map[int64]*entryInfo, words []string) []string {
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return hits[order[i]].id < hits[order[j]].id })
+	out := make([]string, len(hits))
+	parts := min(runtime.GOMAXPROCS(0), 4, max(len(hits)/100, 1))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func(part []int) {
+			defer wg.Done()
+			lines := &lineReader{}
+			defer lines.close()
+			for _, i := range part {
+				out[i] = lines.excerpt(files.rows[fileOf(hits[i].id)], want[hits[i].id], words)
+			}
+		}(order[p*len(order)/parts : (p+1)*len(order)/parts])
+	}
+	wg.Wait()
+	return out
+}
+
 // passResult is what a pass over a query's rows keeps: the count, the
 // best hits, each session's best and count.
 type passResult struct {
 	total  int
+	more   bool // it stopped with rows left
+	read   int  // rows read
 	top    hitHeap
 	best   map[int64]*cand
 	counts map[int64]int
@@ -196,9 +234,10 @@ func (p *passResult) sorted() []cand {
 }
 
 // pass runs a compiled query and goes through its rows in scope, keeping
-// the limit best; each is also given to each. times, when given, are the
-// rows' times (a ranked statement's rows carry none).
-func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit int, each func(cand), times ...map[int64]float64) (*passResult, error) {
+// the limit best; each is also given to each. It reads at most most rows
+// (0: all). times, when given, are the rows' times (a ranked statement's
+// rows carry none).
+func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit, most int, each func(cand), times ...map[int64]float64) (*passResult, error) {
 	rows, err := x.query(ctx, c.sql, c.args...)
 	if err != nil {
 		return nil, err
@@ -206,6 +245,11 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit 
 	defer rows.Close()
 	p := &passResult{best: map[int64]*cand{}, counts: map[int64]int{}}
 	for rows.Next() {
+		if most > 0 && p.read == most {
+			p.more = true
+			break
+		}
+		p.read++
 		var cd cand
 		var t sql.NullInt64
 		if err := rows.Scan(&cd.id, &cd.score, &t); err != nil {

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -90,48 +91,71 @@ func TestHits(t *testing.T) {
 	}
 }
 
-// TestUnranked: a query matching more than MaxRanked entries lists them
-// newest first, unranked, and still counts them all (MaxRanked lowered to
-// 50 here).
+// TestUnranked: a query matching more than MaxRanked entries (lowered
+// to 50 here) is answered from the newest sessions' 50 matches, newest
+// first, unranked, whatever order the sessions were indexed in; one
+// matching fewer is counted whole and ranked.
 func TestUnranked(t *testing.T) {
 	store := t.TempDir()
-	s := newSession(t, "abcd0000-0000-4000-8000-000000000001", "/home/user/u", time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC), 3)
-	const n = 55
-	for i := 0; i < n; i++ {
-		s.user("", fmt.Sprintf("common word %d", i))
+	day := func(d int) time.Time { return time.Date(2025, 5, d, 0, 0, 0, 0, time.UTC) }
+	// Indexed in the order of their names: the oldest last.
+	for _, s := range []struct {
+		name, id string
+		began    time.Time
+		n        int
+	}{
+		{"a", "aaaa0000-0000-4000-8000-000000000001", day(3), 30},
+		{"b", "bbbb0000-0000-4000-8000-000000000001", day(2), 30},
+		{"c", "cccc0000-0000-4000-8000-000000000001", day(1), 30},
+	} {
+		ss := newSession(t, s.id, "/home/user/u", s.began, 3)
+		for i := 0; i < s.n; i++ {
+			ss.user("", fmt.Sprintf("common word %s%d", s.name, i))
+		}
+		ss.write(store + "/--home-user-u--/" + s.name + ".jsonl")
 	}
-	s.write(store + "/--home-user-u--/u.jsonl")
 	x := openIndex(t, store, Options{})
 	x.maxRanked = 50
 	build(t, x, store)
-	res, err := x.SearchString(context.Background(), "common", nil, Scope{}, 10)
-	if err != nil || res.Ranked || res.Total != n || len(res.Hits) != 10 || res.Hits[0].Score != 0 {
+	res, err := x.SearchString(context.Background(), "common", nil, Scope{}, 40)
+	if err != nil || res.Ranked || !res.More || res.Total != 50 || len(res.Hits) != 40 || res.Hits[0].Score != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
+	// a's 30, then b's last 20: newest first.
 	for i, h := range res.Hits {
-		if !strings.HasSuffix(h.Excerpt, fmt.Sprint(n-1-i)) {
-			t.Fatalf("not newest first: %d: %q", i, h.Excerpt)
+		want := fmt.Sprintf("a%d", 29-i)
+		if i >= 30 {
+			want = fmt.Sprintf("b%d", 59-i)
+		}
+		if !strings.HasSuffix(h.Excerpt, want) {
+			t.Fatalf("not newest first: %d: %q, want %s", i, h.Excerpt, want)
 		}
 	}
-	res, _ = x.SearchString(context.Background(), "common \"word 7\"", nil, Scope{}, 10)
-	if !res.Ranked || res.Total != 1 {
+	if len(res.Sessions) != 2 || res.Sessions[0].Best.Session != "a" || res.Sessions[1].Best.Session != "b" || res.Sessions[1].Hits != 20 {
+		t.Fatalf("%+v", res.Sessions)
+	}
+	if c := Caveat(res); !strings.Contains(c, "more than 50") {
+		t.Errorf("caveat %q", c)
+	}
+	res, _ = x.SearchString(context.Background(), "common \"word c7\"", nil, Scope{}, 10)
+	if !res.Ranked || res.More || res.Total != 1 {
 		t.Fatalf("%+v", res)
 	}
 	res, _ = x.SearchString(context.Background(), "common -word", nil, Scope{}, 10)
-	if res.Total != 0 {
+	if res.Total != 0 || res.More {
 		t.Fatalf("%+v", res)
 	}
 }
 
 // TestReadme: the README says the limits the code keeps.
 func TestReadme(t *testing.T) {
-	for _, s := range []string{fmt.Sprintf("%d KiB", MaxPart>>10), fmt.Sprintf("%d KiB", KeepPart>>10), "20,000"} {
+	for _, s := range []string{fmt.Sprintf("%d KiB", MaxPart>>10), fmt.Sprintf("%d KiB", KeepPart>>10), "5,000"} {
 		if !strings.Contains(README, s) {
 			t.Errorf("README does not say %q", s)
 		}
 	}
-	if MaxRanked != 20000 {
-		t.Errorf("README says 20,000, MaxRanked is %d", MaxRanked)
+	if MaxRanked != 5000 {
+		t.Errorf("README says 5,000, MaxRanked is %d", MaxRanked)
 	}
 	for _, r := range Roles {
 		if !strings.Contains(README, r) {
@@ -143,7 +167,7 @@ func TestReadme(t *testing.T) {
 // TestFilterPlans: a query of filters alone that narrows to few entries
 // (a tool, a time range, a label, a session's name) reads them from an
 // index, not by a scan of the entries; a query with words to find is led
-// by the text index.
+// by the text index; none sorts its rows.
 func TestFilterPlans(t *testing.T) {
 	store := t.TempDir()
 	plant(t, store)
@@ -167,8 +191,59 @@ func TestFilterPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		plan := queryPlan(t, x, c.sql, c.args...)
-		if !strings.Contains(plan, want) || strings.Contains(plan, "SCAN entries") {
+		// Read in the order the answer takes, newest first, so that a
+		// pass can stop early: no sort of every row.
+		if !strings.Contains(plan, want) || strings.Contains(plan, "SCAN entries") || strings.Contains(plan, "TEMP B-TREE") {
 			t.Errorf("%s: %s\n  %s", qs, c.sql, plan)
 		}
+	}
+}
+
+// TestFileIDs: a file's id follows when its session began (its header's
+// time, else its file's mtime), sessions that began in one second get
+// ids in turn, one from before 2020 comes before all, and an id once
+// given stays through a rewrite.
+func TestFileIDs(t *testing.T) {
+	store := t.TempDir()
+	at := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	write := func(name string, began time.Time) {
+		s := newSession(t, "abcd0000-0000-4000-8000-0000000000"+name, "/home/user/u", began, 3)
+		s.user("", "hello "+name)
+		s.write(store + "/--home-user-u--/" + name + ".jsonl")
+	}
+	write("01", at)
+	write("02", at.Add(300*time.Millisecond)) // the same second
+	write("03", at.Add(time.Hour))
+	write("04", time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC))
+	// No time in its header: its file's mtime.
+	noTime := `{"type":"session","version":3,"id":"abcd0000-0000-4000-8000-000000000005","cwd":"/home/user/u"}` + "\n"
+	if err := os.WriteFile(store+"/--home-user-u--/05.jsonl", []byte(noTime), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mtime := at.Add(2 * time.Hour)
+	if err := os.Chtimes(store+"/--home-user-u--/05.jsonl", mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	x := openIndex(t, store, Options{})
+	idx := build(t, x, store)
+	ids := map[string]int64{}
+	for _, r := range x.files {
+		ids[r.name] = r.id
+	}
+	sec := func(tm time.Time) int64 { return tm.Unix() - idEpoch + 1 }
+	want := map[string]int64{"01": sec(at), "02": sec(at) + 1, "03": sec(at.Add(time.Hour)), "04": 1, "05": sec(mtime)}
+	if ids["01"] > ids["02"] {
+		want["01"], want["02"] = want["02"], want["01"] // indexed in either order
+	}
+	for name, id := range want {
+		if ids[name] != id {
+			t.Errorf("%s: id %d, want %d (all: %v)", name, ids[name], id, ids)
+		}
+	}
+	// Rewritten whole, to begin at another time: the same id.
+	write("03", at.Add(3*time.Hour))
+	follow(t, x, idx, store+"/--home-user-u--/03.jsonl")
+	if r := x.paths[store+"/--home-user-u--/03.jsonl"]; r == nil || r.id != want["03"] || x.stats.full.Load() != 6 {
+		t.Errorf("03 rewritten: %+v, %d indexed whole, want id %d", r, x.stats.full.Load(), want["03"])
 	}
 }

@@ -59,14 +59,18 @@ func HitTime(h Hit, loc *time.Location) string {
 }
 
 // Caveat is what the first line of hits says of an answer that is not the
-// whole of it ("" when it is): the index is being built, or only the best
-// hits are given.
+// whole of it ("" when it is): the index is being built, the query
+// matches more than a query reads, or only the best hits are given.
 func Caveat(r *Result) string {
 	var says []string
 	if !r.Complete {
 		says = append(says, "the index is still being built: these are the hits in what is indexed so far (see search/status)")
 	}
-	if len(r.Hits) < r.Total {
+	switch {
+	case r.More:
+		says = append(says, fmt.Sprintf("more than %d entries match: these are of the newest sessions' %d matches (%d here), newest first; a narrower query finds all",
+			r.Read, r.Read, r.Total))
+	case len(r.Hits) < r.Total:
 		says = append(says, fmt.Sprintf("the best %d of %d matching entries", len(r.Hits), r.Total))
 	}
 	if len(says) == 0 {

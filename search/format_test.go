@@ -40,8 +40,8 @@ func TestHitsTSV(t *testing.T) {
 }
 
 // TestCaveat: the first line says that the index is still being built, or
-// that the answer holds only the best hits, or both; hits.json has no
-// such line.
+// that the answer holds only the best hits, or that it is of the newest
+// matches of more, or both; hits.json has no such line.
 func TestCaveat(t *testing.T) {
 	r := formatResult()
 	r.Complete, r.Total = false, 7
@@ -59,6 +59,10 @@ func TestCaveat(t *testing.T) {
 	}
 	if strings.HasPrefix(string(HitsJSON(r, time.UTC)), "#") {
 		t.Error("hits.json starts with a comment")
+	}
+	r.More, r.Read = true, 20000
+	if c := Caveat(r); !strings.Contains(c, "more than 20000 entries match") || !strings.Contains(c, "(7 here)") || strings.Contains(c, "best 2 of 7") {
+		t.Errorf("Caveat of a query that matches more than it reads: %q", c)
 	}
 }
 

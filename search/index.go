@@ -130,6 +130,9 @@ type fileRow struct {
 	sum            uint32 // CRC-32C of the bytes before off
 	racy           bool   // indexed within 2 s of the file's change
 	complete       bool   // indexed to the end of the file as sig saw it
+	// born is when the session began (ms since the epoch: its header's
+	// timestamp, else the file's mtime), read for a new file's id only.
+	born float64
 }
 
 // rowid of an entry: its file's id and its number in the file.

@@ -45,9 +45,12 @@ Filters (several of the same kind: any of them)
   Quote a value with spaces: name:"auth refactor".
 
 Hits come best first: ranked by relevance (BM25) when the query has
-words to find and matches at most 20,000 entries; otherwise (a query of
-filters alone, or one that matches more) newest first. A query that only
-excludes is refused.
+words to find and matches at most 5,000 entries; otherwise (a query of
+filters alone, or one that matches more) newest first. A query that
+matches more than 5,000 entries is answered from the newest 5,000 (the
+sessions that began last, each from its end), and hits' first line says
+so: the links and hits are of those. A query that only excludes is
+refused.
 
 What is searched, per entry
   user messages; assistant text, thinking, each tool call's name and the
