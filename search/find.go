@@ -63,13 +63,10 @@ type Result struct {
 	// newest first (a query of filters alone, or one matching more than
 	// MaxRanked entries).
 	Ranked bool
-	// More tells that the query matches more than MaxRanked entries: the
-	// answer (hits, Total, Sessions) is of the MaxRanked it read, those
-	// of the newest sessions (by when they began), each from its end.
+	// More tells that the query matches more than MaxRanked entries in
+	// scope: the answer (hits, Total, Sessions) is of the MaxRanked of
+	// the newest sessions (by when they began), each from its end.
 	More bool
-	// Read is how many matching entries the answer was made of (before
-	// the scope took out those of other sessions).
-	Read int
 }
 
 // DefaultLimit is how many hits Search gives when not told.
@@ -122,7 +119,7 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	if err != nil {
 		return nil, err
 	}
-	res.More, res.Read = pass.more, pass.read
+	res.More = pass.more
 	if !pass.more {
 		// Few enough to rank: the same rows again, with their rank.
 		rc, err := x.compile(ctx, q, scope, true)
@@ -217,8 +214,7 @@ func excerpts(hits []cand, files *fileFilter, want map[int64]*entryInfo, words [
 // best hits, each session's best and count.
 type passResult struct {
 	total  int
-	more   bool // it stopped with rows left
-	read   int  // rows read
+	more   bool // it stopped with rows in scope left
 	top    hitHeap
 	best   map[int64]*cand
 	counts map[int64]int
@@ -234,8 +230,8 @@ func (p *passResult) sorted() []cand {
 }
 
 // pass runs a compiled query and goes through its rows in scope, keeping
-// the limit best; each is also given to each. It reads at most most rows
-// (0: all). times, when given, are the rows' times (a ranked statement's
+// the limit best; each is also given to each. It takes at most most rows
+// in scope (0: all). times, when given, are the rows' times (a ranked statement's
 // rows carry none).
 func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit, most int, each func(cand), times ...map[int64]float64) (*passResult, error) {
 	rows, err := x.query(ctx, c.sql, c.args...)
@@ -245,11 +241,6 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 	defer rows.Close()
 	p := &passResult{best: map[int64]*cand{}, counts: map[int64]int{}}
 	for rows.Next() {
-		if most > 0 && p.read == most {
-			p.more = true
-			break
-		}
-		p.read++
 		var cd cand
 		var t sql.NullInt64
 		if err := rows.Scan(&cd.id, &cd.score, &t); err != nil {
@@ -259,6 +250,10 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 		file := fileOf(cd.id)
 		if !files.ok(file) {
 			continue
+		}
+		if most > 0 && p.total == most {
+			p.more = true
+			break
 		}
 		cd.time = math.NaN()
 		switch {

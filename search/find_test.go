@@ -94,7 +94,7 @@ func TestHits(t *testing.T) {
 // TestUnranked: a query matching more than MaxRanked entries (lowered
 // to 50 here) is answered from the newest sessions' 50 matches, newest
 // first, unranked, whatever order the sessions were indexed in; one
-// matching fewer is counted whole and ranked.
+// matching fewer, or fewer in its scope, is counted whole and ranked.
 func TestUnranked(t *testing.T) {
 	store := t.TempDir()
 	day := func(d int) time.Time { return time.Date(2025, 5, d, 0, 0, 0, 0, time.UTC) }
@@ -114,6 +114,12 @@ func TestUnranked(t *testing.T) {
 		}
 		ss.write(store + "/--home-user-u--/" + s.name + ".jsonl")
 	}
+	// An older session in another project.
+	d := newSession(t, "dddd0000-0000-4000-8000-000000000001", "/home/user/v", day(1).Add(-time.Hour), 3)
+	for i := 0; i < 10; i++ {
+		d.user("", fmt.Sprintf("common word d%d", i))
+	}
+	d.write(store + "/--home-user-v--/d.jsonl")
 	x := openIndex(t, store, Options{})
 	x.maxRanked = 50
 	build(t, x, store)
@@ -136,6 +142,11 @@ func TestUnranked(t *testing.T) {
 	}
 	if c := Caveat(res); !strings.Contains(c, "more than 50") {
 		t.Errorf("caveat %q", c)
+	}
+	// The project's own 10, all of them: the 50 are counted in scope.
+	res, _ = x.SearchString(context.Background(), "common", nil, Scope{Project: "--home-user-v--"}, 40)
+	if res.More || !res.Ranked || res.Total != 10 || len(res.Sessions) != 1 {
+		t.Fatalf("in a project: %+v", res)
 	}
 	res, _ = x.SearchString(context.Background(), "common \"word c7\"", nil, Scope{}, 10)
 	if !res.Ranked || res.More || res.Total != 1 {

@@ -68,8 +68,8 @@ func Caveat(r *Result) string {
 	}
 	switch {
 	case r.More:
-		says = append(says, fmt.Sprintf("more than %d entries match: these are of the newest sessions' %d matches (%d here), newest first; a narrower query finds all",
-			r.Read, r.Read, r.Total))
+		says = append(says, fmt.Sprintf("more than %d entries match: these are of the newest sessions' %d, newest first; a narrower query finds all",
+			r.Total, r.Total))
 	case len(r.Hits) < r.Total:
 		says = append(says, fmt.Sprintf("the best %d of %d matching entries", len(r.Hits), r.Total))
 	}
