@@ -16,6 +16,17 @@ type compiled struct {
 	args   []any
 	empty  bool // nothing can match
 	ranked bool // the rows carry a rank
+	// nots are statements giving, newest first as sql's rows come, the
+	// rows that excluded words take out of sql's: a pass reads them
+	// beside sql's (FTS5's own NOT reads every row of what it excludes
+	// from, where a pass may stop early).
+	nots []notStmt
+}
+
+// notStmt is a statement of excluded rows (rowid, newest first), from a
+// row on: its arguments are match and that row.
+type notStmt struct {
+	sql, match string
 }
 
 // Tables of the text index.
@@ -163,8 +174,10 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 	switch {
 	case driver != "":
 		match := strings.Join(pos[driver], " AND ")
-		if n := neg[driver]; len(n) > 0 {
-			match = "(" + match + ") NOT (" + strings.Join(n, " OR ") + ")"
+		for _, table := range []string{tableTri, tableWords} {
+			if n := neg[table]; len(n) > 0 {
+				c.nots = append(c.nots, notStmt{fmt.Sprintf("SELECT rowid FROM %s WHERE %s MATCH ? AND rowid <= ? ORDER BY rowid DESC", table, table), strings.Join(n, " OR ")})
+			}
 		}
 		id = driver + ".rowid"
 		from = driver
@@ -211,7 +224,7 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 		if p := pos[table]; len(p) > 0 {
 			b.add(fmt.Sprintf("%s IN (SELECT rowid FROM %s WHERE %s MATCH ?)", id, table, table), strings.Join(p, " AND "))
 		}
-		if n := neg[table]; len(n) > 0 {
+		if n := neg[table]; len(n) > 0 && driver == "" {
 			b.add(fmt.Sprintf("%s NOT IN (SELECT rowid FROM %s WHERE %s MATCH ?)", id, table, table), strings.Join(n, " OR "))
 		}
 	}

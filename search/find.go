@@ -67,6 +67,10 @@ type Result struct {
 	// scope: the answer (hits, Total, Sessions) is of the MaxRanked of
 	// the newest sessions (by when they began), each from its end.
 	More bool
+	// Visited, when not 0, tells that the query has words to exclude and
+	// that the words it looks for are in more than Visited entries: the
+	// answer is of the newest Visited of those (More is then set too).
+	Visited int
 }
 
 // DefaultLimit is how many hits Search gives when not told.
@@ -119,7 +123,7 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	if err != nil {
 		return nil, err
 	}
-	res.More = pass.more
+	res.More, res.Visited = pass.more, pass.visited
 	if !pass.more {
 		// Few enough to rank: the same rows again, with their rank.
 		rc, err := x.compile(ctx, q, scope, true)
@@ -213,11 +217,14 @@ func excerpts(hits []cand, files *fileFilter, want map[int64]*entryInfo, words [
 // passResult is what a pass over a query's rows keeps: the count, the
 // best hits, each session's best and count.
 type passResult struct {
-	total  int
-	more   bool // it stopped with rows in scope left
-	top    hitHeap
-	best   map[int64]*cand
-	counts map[int64]int
+	total int
+	more  bool // it stopped with rows in scope left
+	// visited, when it stopped on notsFactor, is how many rows of what
+	// the query looks for it read.
+	visited int
+	top     hitHeap
+	best    map[int64]*cand
+	counts  map[int64]int
 }
 
 // sorted are the best hits, best first.
@@ -239,8 +246,27 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 		return nil, err
 	}
 	defer rows.Close()
+	var nots []*notReader
+	for _, n := range c.nots {
+		nr := &notReader{x: x, ctx: ctx, stmt: n, head: math.MaxInt64}
+		defer nr.close()
+		nots = append(nots, nr)
+	}
+	// Rows that excluded words may take out are read up to notsFactor
+	// times most: past that, the answer is of those.
+	visit := 0
+	if len(nots) > 0 && most > 0 {
+		visit = most * notsFactor
+	}
 	p := &passResult{best: map[int64]*cand{}, counts: map[int64]int{}}
+	read := 0
+rows:
 	for rows.Next() {
+		if visit > 0 && read == visit {
+			p.more, p.visited = true, read
+			break
+		}
+		read++
 		var cd cand
 		var t sql.NullInt64
 		if err := rows.Scan(&cd.id, &cd.score, &t); err != nil {
@@ -250,6 +276,15 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 		file := fileOf(cd.id)
 		if !files.ok(file) {
 			continue
+		}
+		for _, n := range nots {
+			out, err := n.excludes(cd.id)
+			if err != nil {
+				return nil, err
+			}
+			if out {
+				continue rows
+			}
 		}
 		if most > 0 && p.total == most {
 			p.more = true
@@ -284,6 +319,58 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 		}
 	}
 	return p, rows.Err()
+}
+
+// notsFactor bounds the rows a pass reads of a query with excluded words:
+// that many times the most it takes.
+const notsFactor = 4
+
+// notReader reads the rows excluded words take out, newest first, as far
+// as the pass's rows have gone: read on while they are near, asked again
+// from the pass's row when they are far behind it (a seek in the text
+// index costs about as much as reading notsNear rows).
+type notReader struct {
+	x    *Index
+	ctx  context.Context
+	stmt notStmt
+	rows *sql.Rows
+	head int64 // the row read last (MaxInt64: none yet)
+	done bool
+}
+
+// notsNear is how many excluded rows are read on before they are asked
+// for again from the row a pass is at.
+const notsNear = 32
+
+// excludes tells whether row id is one of the excluded; ids come newest
+// (highest) first.
+func (n *notReader) excludes(id int64) (bool, error) {
+	for read := 0; !n.done && n.head > id; read++ {
+		if n.rows == nil || read == notsNear {
+			n.close()
+			rows, err := n.x.query(n.ctx, n.stmt.sql, n.stmt.match, id)
+			if err != nil {
+				return false, err
+			}
+			n.rows = rows
+		}
+		if !n.rows.Next() {
+			n.done = true
+			return false, n.rows.Err()
+		}
+		if err := n.rows.Scan(&n.head); err != nil {
+			return false, err
+		}
+		n.x.stats.rows.Add(1)
+	}
+	return !n.done && n.head == id, nil
+}
+
+func (n *notReader) close() {
+	if n.rows != nil {
+		n.rows.Close()
+		n.rows = nil
+	}
 }
 
 // newer tells that time a is after b (a known time is after none).

@@ -158,6 +158,41 @@ func TestUnranked(t *testing.T) {
 	}
 }
 
+// TestExclusionsRead: a query with words to exclude reads at most
+// notsFactor × MaxRanked rows of what it looks for, the newest, and
+// answers from those; below that it is whole.
+func TestExclusionsRead(t *testing.T) {
+	store := t.TempDir()
+	s := newSession(t, "abcd0000-0000-4000-8000-000000000001", "/home/user/u", time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC), 3)
+	for i := 0; i < 40; i++ {
+		word := "dropped"
+		if i%5 == 0 {
+			word = "kept"
+		}
+		s.user("", fmt.Sprintf("alpha %s %d", word, i))
+	}
+	s.write(store + "/--home-user-u--/u.jsonl")
+	x := openIndex(t, store, Options{})
+	build(t, x, store)
+	// 6 × 4 = 24 rows read: 39…16, of which 35, 30, 25 and 20 are kept.
+	x.maxRanked = 6
+	for _, q := range []string{"alpha -dropped", "alpha -ropp", "alpha -dropped -zzz"} {
+		res, err := x.SearchString(context.Background(), q, nil, Scope{}, 40)
+		if err != nil || !res.More || res.Visited != 24 || res.Total != 4 || res.Hits[0].Excerpt != "alpha kept 35" || res.Hits[3].Excerpt != "alpha kept 20" {
+			t.Fatalf("%s: %+v %v", q, res, err)
+		}
+		if c := Caveat(res); !strings.Contains(c, "in more than 24 entries") {
+			t.Errorf("caveat %q", c)
+		}
+	}
+	// 10 × 4 = 40: all of them.
+	x.maxRanked = 10
+	res, _ := x.SearchString(context.Background(), "alpha -dropped", nil, Scope{}, 40)
+	if res.More || res.Visited != 0 || res.Total != 8 || !res.Ranked {
+		t.Fatalf("%+v", res)
+	}
+}
+
 // TestReadme: the README says the limits the code keeps.
 func TestReadme(t *testing.T) {
 	for _, s := range []string{fmt.Sprintf("%d KiB", MaxPart>>10), fmt.Sprintf("%d KiB", KeepPart>>10), "5,000"} {
@@ -165,8 +200,8 @@ func TestReadme(t *testing.T) {
 			t.Errorf("README does not say %q", s)
 		}
 	}
-	if MaxRanked != 5000 {
-		t.Errorf("README says 5,000, MaxRanked is %d", MaxRanked)
+	if MaxRanked != 5000 || MaxRanked*notsFactor != 20000 || !strings.Contains(README, "20,000") {
+		t.Errorf("README says 5,000 and 20,000, MaxRanked is %d, with exclusions %d", MaxRanked, MaxRanked*notsFactor)
 	}
 	for _, r := range Roles {
 		if !strings.Contains(README, r) {

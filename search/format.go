@@ -67,6 +67,9 @@ func Caveat(r *Result) string {
 		says = append(says, "the index is still being built: these are the hits in what is indexed so far (see search/status)")
 	}
 	switch {
+	case r.Visited > 0:
+		says = append(says, fmt.Sprintf("the words looked for are in more than %d entries: these are the matches among the newest %d of them, newest first; a narrower query finds all",
+			r.Visited, r.Visited))
 	case r.More:
 		says = append(says, fmt.Sprintf("more than %d entries match: these are of the newest sessions' %d, newest first; a narrower query finds all",
 			r.Total, r.Total))
