@@ -59,7 +59,8 @@ var settings = map[string]setting{
 
 // queries are measured on both stores. Generated text draws on 28 words,
 // so that a common word is in nearly every entry: those rows show what a
-// query matching the whole store costs.
+// query matching the whole store costs. A query named "in a project: Q"
+// is Q asked in the store's first project's search/.
 var queries = []struct{ q, what string }{
 	{needle, "a rare string (in every 97th session)"},
 	{"needle role:user", "a rare word and a filter"},
@@ -74,6 +75,27 @@ var queries = []struct{ q, what string }{
 	{"go", "a common short word"},
 	{"compiling -tests", "a common word, another excluded"},
 	{"tool:bash since:2025-03-02 until:2025-03-02", "filters alone: one day's tool calls"},
+	{"in a project: compiling", "a common word in one project's search/"},
+	{"in a project: " + needle, "a rare string in one project's search/"},
+}
+
+// scoped is a query as asked (see queries) and its scope in store.
+func scoped(q, store string) (string, search.Scope) {
+	q, ok := strings.CutPrefix(q, "in a project: ")
+	if !ok {
+		return q, search.Scope{}
+	}
+	ents, err := os.ReadDir(store)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			return q, search.Scope{Project: e.Name()}
+		}
+	}
+	log.Fatalf("%s: no project", store)
+	return "", search.Scope{}
 }
 
 func main() {
@@ -87,6 +109,7 @@ func main() {
 	runs := flag.Int("runs", 20, "runs of each query, warm")
 	only := flag.String("only", "A,B", "stores to measure")
 	out := flag.String("out", "", "TSV file to write")
+	flag.BoolVar(&reuse, "reuse", false, "queries only, on the index a run before built (kept in the work folder)")
 	flag.Parse()
 	s := settings["small"]
 	if *large {
@@ -126,6 +149,9 @@ func main() {
 
 type row struct{ store, what, value, unit, notes string }
 
+// reuse: measure the queries only, on the index built before.
+var reuse bool
+
 // store makes the generated store once (kept for later runs).
 func store(spec gen.StoreSpec, dir string) (files int, size int64) {
 	specPath := dir + ".spec"
@@ -164,8 +190,13 @@ func measure(name string, spec gen.StoreSpec, work string, runs int, add func(ro
 		add(row{name, "rg -l NEEDLE STORE (raw files)", ms(rg.wall), "ms", fmt.Sprintf("%.0f MB/s, cpu %s ms, peak RSS %.0f MB", mb/rg.wall.Seconds(), ms(rg.cpu), rg.rssMB)})
 	}
 
-	// The first build.
 	idxDir := filepath.Join(work, name+"-index")
+	if reuse {
+		queryRows(name, dir, idxDir, runs, add)
+		return
+	}
+
+	// The first build.
 	os.RemoveAll(idxDir)
 	b := self("child-build", dir, idxDir)
 	add(row{name, "first build", ms(b.wall), "ms", fmt.Sprintf("%.2f MB/s (%.2f MB a second of cpu), cpu %s ms, peak RSS %.0f MB; %s", mb/b.wall.Seconds(), mb/b.cpu.Seconds(), ms(b.cpu), b.rssMB, b.out)})
@@ -176,7 +207,16 @@ func measure(name string, spec gen.StoreSpec, work string, runs int, add func(ro
 	r := self("child-build", dir, idxDir)
 	add(row{name, "remount, unchanged store", ms(r.wall), "ms", fmt.Sprintf("cpu %s ms, peak RSS %.0f MB; %s", ms(r.cpu), r.rssMB, r.out)})
 
-	// Queries: fresh (a process of its own each), then warm.
+	queryRows(name, dir, idxDir, runs, add)
+
+	// Appends with the index on.
+	a := self("child-append", dir, idxDir, "20")
+	add(row{name, "append of one entry, indexed (20 appends)", strings.TrimSpace(strings.SplitN(a.out, "\t", 2)[0]), "ms", strings.SplitN(a.out+"\t", "\t", 3)[1]})
+}
+
+// queryRows measures the queries: fresh (a process of its own each), then
+// warm.
+func queryRows(name, dir, idxDir string, runs int, add func(row)) {
 	for _, q := range queries {
 		f := self("child-query", idxDir, dir, q.q, "1")
 		add(row{name, "fresh open + query: " + q.q, ms(f.wall), "ms", q.what + "; " + f.out})
@@ -188,10 +228,6 @@ func measure(name string, spec gen.StoreSpec, work string, runs int, add func(ro
 			add(row{name, "warm query p50 / p99: " + p[0], p[1] + " / " + p[2], "ms", p[3]})
 		}
 	}
-
-	// Appends with the index on.
-	a := self("child-append", dir, idxDir, "20")
-	add(row{name, "append of one entry, indexed (20 appends)", strings.TrimSpace(strings.SplitN(a.out, "\t", 2)[0]), "ms", strings.SplitN(a.out+"\t", "\t", 3)[1]})
 }
 
 type result struct {
@@ -256,43 +292,26 @@ func commit() string {
 	return strings.TrimSpace(string(out))
 }
 
-// binarySize builds the static pifs binary as it is and with package
-// search linked in (an overlay adds a file importing it to cmd/pifs), and
-// reports the difference.
+// binarySize is the size of the static binary, which links package
+// search (and the SQLite engine: 5.8 MB of it when measured alone, in
+// bench/results/2026-12-03-search-engines.tsv).
 func binarySize(add func(row)) {
 	tmp, err := os.MkdirTemp("", "pifs-binsize-")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	bin := filepath.Join(tmp, "pifs")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/pifs")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		log.Fatalf("go build: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(bin)
 	if err != nil {
-		log.Printf("binary size: %v", err)
-		return
+		log.Fatal(err)
 	}
-	src := filepath.Join(tmp, "zz_search.go")
-	os.WriteFile(src, []byte("package main\n\nimport \"github.com/pifs/pifs/search\"\n\nvar _ = search.Open\n"), 0o644)
-	overlay, _ := json.Marshal(map[string]any{"Replace": map[string]string{
-		filepath.Join(strings.TrimSpace(string(root)), "cmd", "pifs", "zz_search.go"): src}})
-	os.WriteFile(filepath.Join(tmp, "overlay.json"), overlay, 0o644)
-	size := func(extra ...string) int64 {
-		bin := filepath.Join(tmp, "pifs")
-		cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, extra...), "./cmd/pifs")...)
-		cmd.Dir = strings.TrimSpace(string(root))
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			log.Fatalf("go build: %v\n%s", err, out)
-		}
-		fi, err := os.Stat(bin)
-		if err != nil {
-			log.Fatal(err)
-		}
-		return fi.Size()
-	}
-	base := size()
-	with := size("-overlay", filepath.Join(tmp, "overlay.json"))
-	add(row{"-", "CGO_ENABLED=0 go build ./cmd/pifs, with package search linked", fmt.Sprintf("%.1f", float64(with)/1e6), "MB",
-		fmt.Sprintf("+%.1f MB over %.1f MB without", float64(with-base)/1e6, float64(base)/1e6)})
+	add(row{"-", "CGO_ENABLED=0 go build ./cmd/pifs", fmt.Sprintf("%.1f", float64(fi.Size())/1e6), "MB", "package search and its SQLite engine linked"})
 }
 
 // child runs one measured part in a process of its own.
@@ -316,19 +335,21 @@ func child(mode string, args []string) {
 		x := open(store, dir)
 		defer x.Close()
 		if q != "" {
-			res, err := x.SearchString(context.Background(), q, time.UTC, search.Scope{}, 0)
+			q, scope := scoped(q, store)
+			res, err := x.SearchString(context.Background(), q, time.UTC, scope, 0)
 			if err != nil {
 				log.Fatal(err)
 			}
-			fmt.Printf("%d hits in %d sessions", res.Total, len(res.Sessions))
+			fmt.Printf("%s in %d sessions", hits(res), len(res.Sessions))
 			return
 		}
 		for _, q := range queries {
 			var lat, cpu []time.Duration
 			var res *search.Result
+			qq, scope := scoped(q.q, store)
 			for i := 0; i < runs+1; i++ {
 				start, c0 := time.Now(), cpuTime()
-				r, err := x.SearchString(context.Background(), q.q, time.UTC, search.Scope{}, 0)
+				r, err := x.SearchString(context.Background(), qq, time.UTC, scope, 0)
 				if err != nil {
 					log.Fatal(err)
 				}
@@ -342,7 +363,7 @@ func child(mode string, args []string) {
 				sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 				return fmt.Sprintf("%.1f", float64(l[int(math.Min(float64(len(l)-1), f*float64(len(l))))].Microseconds())/1000)
 			}
-			fmt.Printf("%s\t%s\t%s\t%s; cpu p50 %s ms; %d hits in %d sessions, %d listed with excerpts\n", q.q, p(lat, 0.5), p(lat, 0.99), q.what, p(cpu, 0.5), res.Total, len(res.Sessions), len(res.Hits))
+			fmt.Printf("%s\t%s\t%s\t%s; cpu p50 %s ms; %s in %d sessions, %d listed with excerpts\n", q.q, p(lat, 0.5), p(lat, 0.99), q.what, p(cpu, 0.5), hits(res), len(res.Sessions), len(res.Hits))
 		}
 	case "child-append":
 		store, dir := args[0], args[1]
@@ -389,6 +410,17 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// hits says how many hits an answer holds, and whether more match.
+func hits(r *search.Result) string {
+	switch {
+	case r.Visited > 0:
+		return fmt.Sprintf("%d hits among the newest %d entries holding what it looks for", r.Total, r.Visited)
+	case r.More:
+		return fmt.Sprintf("%d hits (the newest: more match)", r.Total)
+	}
+	return fmt.Sprintf("%d hits", r.Total)
 }
 
 func open(store, dir string) *search.Index {
