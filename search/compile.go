@@ -16,6 +16,10 @@ type compiled struct {
 	args   []any
 	empty  bool // nothing can match
 	ranked bool // the rows carry a rank
+	// inFile, when set, is sql for one file's rows, oldest first (FTS5
+	// starts a range newest first at about three times the cost): its
+	// arguments are args and the file's first and last rowid.
+	inFile string
 	// nots are statements giving, newest first as sql's rows come, the
 	// rows that excluded words take out of sql's: a pass reads them
 	// beside sql's (FTS5's own NOT reads every row of what it excludes
@@ -240,6 +244,9 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 	c.sql = "SELECT " + cols + " FROM " + from
 	if len(b.conds) > 0 {
 		c.sql += " WHERE " + strings.Join(b.conds, " AND ")
+	}
+	if driver != "" {
+		c.inFile = c.sql + " AND " + id + " BETWEEN ? AND ? ORDER BY " + id
 	}
 	// Newest sessions first, each from its end (see newID): a pass that
 	// stops early has read the newest. A time range alone is read from

@@ -60,8 +60,9 @@ type Result struct {
 	// else the answer is from what was indexed so far.
 	Complete bool
 	// Ranked tells that the hits are ranked by relevance; else they come
-	// newest first (a query of filters alone, or one matching more than
-	// MaxRanked entries).
+	// newest first (a query of filters alone, one matching more than
+	// MaxRanked entries, or one whose few sessions in scope were read one
+	// at a time).
 	Ranked bool
 	// More tells that the query matches more than MaxRanked entries in
 	// scope: the answer (hits, Total, Sessions) is of the MaxRanked of
@@ -124,8 +125,10 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 		return nil, err
 	}
 	res.More, res.Visited = pass.more, pass.visited
-	if !pass.more {
-		// Few enough to rank: the same rows again, with their rank.
+	if !pass.more && !pass.byFile {
+		// Few enough to rank: the same rows again, with their rank (not
+		// when the files were read one at a time: FTS5 works out BM25's
+		// weights from every row of the words, once a statement).
 		rc, err := x.compile(ctx, q, scope, true)
 		if err != nil {
 			return nil, err
@@ -222,9 +225,11 @@ type passResult struct {
 	// visited, when it stopped on notsFactor, is how many rows of what
 	// the query looks for it read.
 	visited int
-	top     hitHeap
-	best    map[int64]*cand
-	counts  map[int64]int
+	// byFile tells that it read the files in scope one at a time.
+	byFile bool
+	top    hitHeap
+	best   map[int64]*cand
+	counts map[int64]int
 }
 
 // sorted are the best hits, best first.
@@ -245,7 +250,13 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	src := &passRows{x: x, ctx: ctx, c: c, rows: rows}
+	defer src.close()
+	// When the scope holds few files and the rows read so far are mostly
+	// of others, the rest is read a file at a time: each file's rows are
+	// a seek away in the text index (a common word in one project of 50
+	// would otherwise be read in all 50).
+	outside := 0
 	var nots []*notReader
 	for _, n := range c.nots {
 		nr := &notReader{x: x, ctx: ctx, stmt: n, head: math.MaxInt64}
@@ -261,20 +272,28 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 	p := &passResult{best: map[int64]*cand{}, counts: map[int64]int{}}
 	read := 0
 rows:
-	for rows.Next() {
+	for {
+		r, ok, err := src.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
 		if visit > 0 && read == visit {
 			p.more, p.visited = true, read
 			break
 		}
 		read++
-		var cd cand
-		var t sql.NullInt64
-		if err := rows.Scan(&cd.id, &cd.score, &t); err != nil {
-			return nil, err
-		}
-		x.stats.rows.Add(1)
+		cd := cand{id: r.id, score: r.score}
 		file := fileOf(cd.id)
 		if !files.ok(file) {
+			if outside++; outside == x.byFileAfter && !p.byFile && c.inFile != "" {
+				if in := files.before(file); in != nil {
+					p.byFile = true
+					src.byFile(in)
+				}
+			}
 			continue
 		}
 		for _, n := range nots {
@@ -292,8 +311,8 @@ rows:
 		}
 		cd.time = math.NaN()
 		switch {
-		case t.Valid:
-			cd.time = float64(t.Int64)
+		case r.time.Valid:
+			cd.time = float64(r.time.Int64)
 		case len(times) > 0:
 			if tm, ok := times[0][cd.id]; ok {
 				cd.time = tm
@@ -318,7 +337,89 @@ rows:
 			heap.Fix(&p.top, 0)
 		}
 	}
-	return p, rows.Err()
+	return p, nil
+}
+
+// fileByFile is how many rows of files out of scope a pass reads before
+// it reads the files in scope one at a time, when they are few (see
+// fileFilter.before): about what a seek for each of them costs.
+const fileByFile = 2000
+
+// passRows gives a pass its rows, newest first: a statement's, then, once
+// told to (byFile), each of some files' (read oldest first, given
+// newest first).
+type passRows struct {
+	x     *Index
+	ctx   context.Context
+	c     *compiled
+	rows  *sql.Rows
+	files []int64
+	buf   []passRow
+}
+
+// passRow is a row of a query: its rowid, rank and time.
+type passRow struct {
+	id    int64
+	score float64
+	time  sql.NullInt64
+}
+
+func (s *passRows) next() (passRow, bool, error) {
+	for {
+		if n := len(s.buf); n > 0 {
+			r := s.buf[n-1]
+			s.buf = s.buf[:n-1]
+			return r, true, nil
+		}
+		if s.rows != nil {
+			if s.rows.Next() {
+				var r passRow
+				err := s.rows.Scan(&r.id, &r.score, &r.time)
+				s.x.stats.rows.Add(1)
+				return r, err == nil, err
+			}
+			err := s.rows.Err()
+			s.close()
+			if err != nil {
+				return passRow{}, false, err
+			}
+		}
+		if len(s.files) == 0 {
+			return passRow{}, false, nil
+		}
+		f := s.files[0]
+		s.files = s.files[1:]
+		rows, err := s.x.query(s.ctx, s.c.inFile, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
+		if err != nil {
+			return passRow{}, false, err
+		}
+		for rows.Next() {
+			var r passRow
+			if err := rows.Scan(&r.id, &r.score, &r.time); err != nil {
+				rows.Close()
+				return passRow{}, false, err
+			}
+			s.x.stats.rows.Add(1)
+			s.buf = append(s.buf, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return passRow{}, false, err
+		}
+	}
+}
+
+// byFile ends the statement's rows: the rest are files', newest first.
+func (s *passRows) byFile(files []int64) {
+	s.close()
+	s.files = files
+}
+
+func (s *passRows) close() {
+	if s.rows != nil {
+		s.rows.Close()
+		s.rows = nil
+	}
 }
 
 // notsFactor bounds the rows a pass reads of a query with excluded words:
@@ -505,6 +606,35 @@ func (f *fileFilter) ok(id int64) bool {
 		f.rows[id] = r
 	}
 	return ok
+}
+
+// before are the files in scope with ids below id, newest first, when
+// there are at most maxRanges of them in all (nil: more).
+func (f *fileFilter) before(id int64) []int64 {
+	f.x.mu.Lock()
+	ids := make([]int64, 0, len(f.x.files))
+	for i := range f.x.files {
+		ids = append(ids, i)
+	}
+	f.x.mu.Unlock()
+	var in, out []int64
+	for _, i := range ids {
+		if f.ok(i) {
+			if in = append(in, i); len(in) > maxRanges {
+				return nil
+			}
+		}
+	}
+	for _, i := range in {
+		if i < id {
+			out = append(out, i)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] > out[j] })
+	if out == nil {
+		out = []int64{}
+	}
+	return out
 }
 
 // anyIn tells whether one of values is in s.

@@ -158,6 +158,58 @@ func TestUnranked(t *testing.T) {
 	}
 }
 
+// TestFileByFile: a query in a scope of few sessions, after reading 5
+// rows of others (lowered from fileByFile), reads its sessions one at a
+// time, newest first: the same hits as a pass over all, not ranked, one
+// statement a session left.
+func TestFileByFile(t *testing.T) {
+	store := t.TempDir()
+	day := func(d int) time.Time { return time.Date(2025, 5, d, 0, 0, 0, 0, time.UTC) }
+	for d := 1; d <= 6; d++ {
+		// Projects u and v take turns: v's sessions are days 2, 4 and 6.
+		p := "u"
+		if d%2 == 0 {
+			p = "v"
+		}
+		s := newSession(t, fmt.Sprintf("%04d0000-0000-4000-8000-000000000001", d), "/home/user/"+p, day(d), 3)
+		for i := 0; i < 10; i++ {
+			s.user("", fmt.Sprintf("common word %s%d-%d", p, d, i))
+		}
+		s.write(fmt.Sprintf("%s/--home-user-%s--/%d.jsonl", store, p, d))
+	}
+	x := openIndex(t, store, Options{})
+	build(t, x, store)
+	scope := Scope{Project: "--home-user-v--"}
+	whole, err := x.SearchString(context.Background(), "common", nil, scope, 100)
+	if err != nil || whole.Total != 30 || !whole.Ranked {
+		t.Fatalf("%+v %v", whole, err)
+	}
+	x.byFileAfter = 5
+	s0 := x.Stats().Statements
+	res, err := x.SearchString(context.Background(), "common", nil, scope, 100)
+	if err != nil || res.Total != 30 || res.Ranked || res.More || len(res.Sessions) != 3 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	// Day 6 (v) read whole, 5 rows of day 5 (u), then days 4 and 2 one
+	// at a time: the statement of the pass, two for the files, and the
+	// entries' fields.
+	if n := x.Stats().Statements - s0; n != 4 {
+		t.Errorf("%d statements, want 4", n)
+	}
+	got := map[string]bool{}
+	for _, h := range res.Hits {
+		got[h.Entry] = true
+	}
+	for i, h := range whole.Hits {
+		if !got[h.Entry] {
+			t.Errorf("%s missing", h.Entry)
+		}
+		if i > 0 && newer(res.Hits[i].Time, res.Hits[i-1].Time) {
+			t.Errorf("not newest first at %d", i)
+		}
+	}
+}
+
 // TestExclusionsRead: a query with words to exclude reads at most
 // notsFactor × MaxRanked rows of what it looks for, the newest, and
 // answers from those; below that it is whole.

@@ -98,8 +98,8 @@ type Index struct {
 	// racyWindow is how long after a file's change its signature cannot
 	// tell a rewrite of the same size (racyWindow; tests shorten it).
 	racyWindow time.Duration
-	// maxRanked is MaxRanked (tests lower it).
-	maxRanked int
+	// maxRanked is MaxRanked, byFileAfter fileByFile (tests lower them).
+	maxRanked, byFileAfter int
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
@@ -179,7 +179,7 @@ func Open(o Options) (*Index, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked, opened: time.Now()}
+	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked, byFileAfter: fileByFile, opened: time.Now()}
 	// One mount at a time builds and reads an index.
 	lock, err := os.OpenFile(x.path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {

@@ -46,7 +46,9 @@ Filters (several of the same kind: any of them)
 
 Hits come best first: ranked by relevance (BM25) when the query has
 words to find and matches at most 5,000 entries; otherwise (a query of
-filters alone, or one that matches more) newest first. A query that
+filters alone, or one that matches more) newest first. A project's
+search/ of a common word reads that project's sessions one at a time,
+and then its hits come newest first too. A query that
 matches more than 5,000 entries is answered from the newest 5,000 (the
 sessions that began last, each from its end), and hits' first line says
 so: the links and hits are of those. A query with words to exclude reads
