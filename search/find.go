@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
@@ -353,7 +354,7 @@ type passRows struct {
 	ctx   context.Context
 	c     *compiled
 	rows  *sql.Rows
-	files []int64
+	files *fileRows
 	buf   []passRow
 }
 
@@ -384,35 +385,21 @@ func (s *passRows) next() (passRow, bool, error) {
 				return passRow{}, false, err
 			}
 		}
-		if len(s.files) == 0 {
+		if s.files == nil {
 			return passRow{}, false, nil
 		}
-		f := s.files[0]
-		s.files = s.files[1:]
-		rows, err := s.x.query(s.ctx, s.c.inFile, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
-		if err != nil {
+		buf, ok, err := s.files.next()
+		if err != nil || !ok {
 			return passRow{}, false, err
 		}
-		for rows.Next() {
-			var r passRow
-			if err := rows.Scan(&r.id, &r.score, &r.time); err != nil {
-				rows.Close()
-				return passRow{}, false, err
-			}
-			s.x.stats.rows.Add(1)
-			s.buf = append(s.buf, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return passRow{}, false, err
-		}
+		s.buf = buf
 	}
 }
 
 // byFile ends the statement's rows: the rest are files', newest first.
 func (s *passRows) byFile(files []int64) {
 	s.close()
-	s.files = files
+	s.files = s.readFiles(files)
 }
 
 func (s *passRows) close() {
@@ -420,6 +407,88 @@ func (s *passRows) close() {
 		s.rows.Close()
 		s.rows = nil
 	}
+	if s.files != nil {
+		s.files.stop()
+	}
+}
+
+// fileRows reads files' rows ahead, each file's whole (oldest first), on
+// as many goroutines as the index has connections for queries (a seek in
+// the text index is the processor's work: a project of 200 sessions is
+// read in about half the time on two), and gives them in the files'
+// order.
+type fileRows struct {
+	results []chan fileResult // one a file
+	ahead   chan struct{}     // a token a file read and not yet taken
+	stop    context.CancelFunc
+	taken   int
+}
+
+type fileResult struct {
+	rows []passRow
+	err  error
+}
+
+// filesAhead bounds the files read ahead of the pass.
+const filesAhead = 8
+
+func (s *passRows) readFiles(files []int64) *fileRows {
+	ctx, stop := context.WithCancel(s.ctx)
+	fr := &fileRows{results: make([]chan fileResult, len(files)), ahead: make(chan struct{}, filesAhead), stop: stop}
+	for i := range fr.results {
+		fr.results[i] = make(chan fileResult, 1)
+	}
+	var next atomic.Int64
+	for range min(readerConns, runtime.GOMAXPROCS(0)) {
+		go func() {
+			for {
+				// The token first, then the file: the files read ahead are
+				// always the next ones the pass takes.
+				select {
+				case fr.ahead <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				rows, err := s.readFile(ctx, files[i])
+				fr.results[i] <- fileResult{rows, err}
+			}
+		}()
+	}
+	return fr
+}
+
+// next is the next file's rows (false: no more files).
+func (fr *fileRows) next() ([]passRow, bool, error) {
+	if fr.taken == len(fr.results) {
+		return nil, false, nil
+	}
+	r := <-fr.results[fr.taken]
+	<-fr.ahead
+	fr.taken++
+	return r.rows, r.err == nil, r.err
+}
+
+// readFile reads one file's rows, oldest first.
+func (s *passRows) readFile(ctx context.Context, f int64) ([]passRow, error) {
+	rows, err := s.x.query(ctx, s.c.inFile, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []passRow
+	for rows.Next() {
+		var r passRow
+		if err := rows.Scan(&r.id, &r.score, &r.time); err != nil {
+			return nil, err
+		}
+		s.x.stats.rows.Add(1)
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // notsFactor bounds the rows a pass reads of a query with excluded words:

@@ -208,6 +208,17 @@ func TestFileByFile(t *testing.T) {
 			t.Errorf("not newest first at %d", i)
 		}
 	}
+	// Words to exclude, read beside the files' rows: one entry of day 4
+	// and one of day 6 out.
+	res, err = x.SearchString(context.Background(), "common -v4-1 -v6-9", nil, scope, 100)
+	if err != nil || res.Total != 28 || res.More {
+		t.Fatalf("%+v %v", res, err)
+	}
+	for _, h := range res.Hits {
+		if strings.HasSuffix(h.Excerpt, "v4-1") || strings.HasSuffix(h.Excerpt, "v6-9") {
+			t.Errorf("%s not excluded", h.Excerpt)
+		}
+	}
 }
 
 // TestExclusionsRead: a query with words to exclude reads at most
