@@ -493,7 +493,7 @@ func (s *passRows) readFile(ctx context.Context, f int64) ([]passRow, error) {
 
 // notsFactor bounds the rows a pass reads of a query with excluded words:
 // that many times the most it takes.
-const notsFactor = 4
+const notsFactor = 2
 
 // notReader reads the rows excluded words take out, newest first, as far
 // as the pass's rows have gone: read on while they are near, asked again

@@ -237,8 +237,8 @@ func TestExclusionsRead(t *testing.T) {
 	s.write(store + "/--home-user-u--/u.jsonl")
 	x := openIndex(t, store, Options{})
 	build(t, x, store)
-	// 6 × 4 = 24 rows read: 39…16, of which 35, 30, 25 and 20 are kept.
-	x.maxRanked = 6
+	// 12 × 2 = 24 rows read: 39…16, of which 35, 30, 25 and 20 are kept.
+	x.maxRanked = 12
 	for _, q := range []string{"alpha -dropped", "alpha -ropp", "alpha -dropped -zzz"} {
 		res, err := x.SearchString(context.Background(), q, nil, Scope{}, 40)
 		if err != nil || !res.More || res.Visited != 24 || res.Total != 4 || res.Hits[0].Excerpt != "alpha kept 35" || res.Hits[3].Excerpt != "alpha kept 20" {
@@ -248,8 +248,8 @@ func TestExclusionsRead(t *testing.T) {
 			t.Errorf("caveat %q", c)
 		}
 	}
-	// 10 × 4 = 40: all of them.
-	x.maxRanked = 10
+	// 20 × 2 = 40: all of them.
+	x.maxRanked = 20
 	res, _ := x.SearchString(context.Background(), "alpha -dropped", nil, Scope{}, 40)
 	if res.More || res.Visited != 0 || res.Total != 8 || !res.Ranked {
 		t.Fatalf("%+v", res)
@@ -263,8 +263,8 @@ func TestReadme(t *testing.T) {
 			t.Errorf("README does not say %q", s)
 		}
 	}
-	if MaxRanked != 5000 || MaxRanked*notsFactor != 20000 || !strings.Contains(README, "20,000") {
-		t.Errorf("README says 5,000 and 20,000, MaxRanked is %d, with exclusions %d", MaxRanked, MaxRanked*notsFactor)
+	if MaxRanked != 5000 || MaxRanked*notsFactor != 10000 || !strings.Contains(README, "10,000") {
+		t.Errorf("README says 5,000 and 10,000, MaxRanked is %d, with exclusions %d", MaxRanked, MaxRanked*notsFactor)
 	}
 	for _, r := range Roles {
 		if !strings.Contains(README, r) {

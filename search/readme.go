@@ -52,7 +52,7 @@ and then its hits come newest first too. A query that
 matches more than 5,000 entries is answered from the newest 5,000 (the
 sessions that began last, each from its end), and hits' first line says
 so: the links and hits are of those. A query with words to exclude reads
-at most 20,000 of the entries that hold what it looks for, the newest
+at most 10,000 of the entries that hold what it looks for, the newest
 (its first line says so when there were more). A query that only
 excludes is refused.
 
