@@ -210,8 +210,11 @@ func (q *badQuery) seenBy(s *sight, c Child) (Child, bool) {
 }
 
 func (q *badQuery) refuse(uid string) {
-	q.v.log.Info("search/" + q.query + ": " + q.why)
-	q.v.refused.Add(searchErrorsKey(q.project, uid), strconv.Quote(q.query)+": "+q.why)
+	// The kernel keeps no ENOENT and looks a name up again at once (ls
+	// asks twice): one refusal a second is told.
+	if q.v.refused.AddOnce(searchErrorsKey(q.project, uid), strconv.Quote(q.query)+": "+q.why, time.Second) {
+		q.v.log.Info("search/" + q.query + ": " + q.why)
+	}
 }
 
 // searchErrorsKey is where the refusals of a caller's queries in a

@@ -40,3 +40,27 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("the other key: %q", data)
 	}
 }
+
+// TestAddOnce: the same refusal again within the window is told once; a
+// different one, or the same after the window, is added; Add always adds.
+func TestAddOnce(t *testing.T) {
+	var rs Refusals
+	count := func() int { d, _ := rs.Get("k"); return strings.Count(string(d), "\n") }
+	if !rs.AddOnce("k", "bad query", time.Hour) || rs.AddOnce("k", "bad query", time.Hour) || count() != 1 {
+		t.Fatalf("the same twice: %d lines", count())
+	}
+	if !rs.AddOnce("k", "another", time.Hour) || !rs.AddOnce("k", "bad query", time.Hour) || count() != 3 {
+		t.Fatalf("another between: %d lines", count())
+	}
+	time.Sleep(2 * time.Millisecond)
+	if !rs.AddOnce("k", "bad query", time.Millisecond) {
+		t.Error("after the window: not added")
+	}
+	rs.Add("k", "bad query")
+	if count() != 5 {
+		t.Errorf("Add after AddOnce: %d lines, want 5", count())
+	}
+	if !rs.AddOnce("other", "bad query", time.Hour) {
+		t.Error("another key: not added")
+	}
+}
