@@ -282,6 +282,34 @@ func TestByFile(t *testing.T) {
 		t.Errorf("--work-alpha--/by-file/src/x.go: %v; want %v", got, want)
 	}
 
+	// ls -l of a folder: the lookups of its names are answered from its
+	// listing, the folders above it looked up again for each name from the
+	// first lookup, and a listing again at the same version of the index
+	// from the one before: no statement of the index after the first.
+	statements := func() float64 {
+		var st map[string]map[string]float64
+		json.Unmarshal([]byte(run(t, mnt, "cat", ".pifs/stats")), &st)
+		return st["search"]["statements"]
+	}
+	x := filepath.Join(mnt, "by-file/work/alpha/src/x.go") // listed above
+	s0 := statements()
+	if n := len(lines(run(t, "", "ls", "-l", x))); n != 6 { // total, 4 links, modified
+		t.Errorf("ls -l by-file/…/x.go: %d lines", n)
+	}
+	if n := statements() - s0; n != 0 {
+		t.Errorf("ls -l of a folder listed before ran %v statements of the index", n)
+	}
+	y := filepath.Join(mnt, "--work-alpha--/by-file/src") // not listed yet
+	s0 = statements()
+	names := len(lines(run(t, "", "ls", "-l", y))) - 1
+	s1 := statements()
+	run(t, "", "ls", "-l", y)
+	// The folder's own lookup and its listing, at most 3 statements each
+	// (33 when each name's lookup walked the path again).
+	if first, again := s1-s0, statements()-s1; names < 3 || first == 0 || first > 6 || again != 0 {
+		t.Errorf("ls -l of %d names ran %v statements of the index, again %v (want 1-6, then 0)", names, first, again)
+	}
+
 	// An edit appended through the mount shows everywhere within a second.
 	s3 := filepath.Join(mnt, "--work-alpha--", "2025-01-03T00-00-00-000Z_00000000-0000-4000-8000-000000000003")
 	entry := `{"role":"assistant","content":[{"type":"toolCall","id":"n1","name":"edit","arguments":{"path":"src/w.go","edits":[{"oldText":"old line","newText":"new line"}]}}],"provider":"p","model":"m","stopReason":"toolUse"}`

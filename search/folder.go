@@ -89,6 +89,25 @@ func (x *Index) FolderLookup(ctx context.Context, path, name string, scope Scope
 	return NoName, FileTouch{}, nil
 }
 
+// Lookup is what FolderLookup gives for name in this folder.
+func (f *FileFolder) Lookup(name string) (int, FileTouch) {
+	for _, n := range f.Names {
+		switch {
+		case n != name:
+		case f.Modified && n == ModifiedName:
+			return NameModified, FileTouch{}
+		default:
+			return NameBelow, FileTouch{}
+		}
+	}
+	for _, t := range f.Touches {
+		if t.Session == name {
+			return NameSession, t
+		}
+	}
+	return NoName, FileTouch{}
+}
+
 func anyModified(ts []FileTouch) bool {
 	for _, t := range ts {
 		if t.Modified {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/names"
+	"github.com/pifs/pifs/internal/recent"
 )
 
 // How the mount shows an answer: search/<query>/hits (tab-separated),
@@ -205,41 +205,6 @@ type AnswerKey struct {
 	Sight, Gen, Store uint64
 }
 
-// Answers keeps the last MaxAnswers answers, so that a listing of a query
-// and a read of its hits run it once.
-type Answers struct {
-	mu    sync.Mutex
-	by    map[AnswerKey]*Answer
-	order []AnswerKey // oldest first
-}
-
-// MaxAnswers bounds the answers kept.
-const MaxAnswers = 16
-
-// Get is the answer kept for k, or else what answer gives, then kept
-// (errors are not kept).
-func (as *Answers) Get(k AnswerKey, answer func() (*Answer, error)) (*Answer, error) {
-	as.mu.Lock()
-	a := as.by[k]
-	as.mu.Unlock()
-	if a != nil {
-		return a, nil
-	}
-	a, err := answer()
-	if err != nil {
-		return nil, err
-	}
-	as.mu.Lock()
-	defer as.mu.Unlock()
-	if as.by == nil {
-		as.by = map[AnswerKey]*Answer{}
-	}
-	if as.by[k] == nil {
-		if len(as.order) >= MaxAnswers {
-			delete(as.by, as.order[0])
-			as.order = as.order[1:]
-		}
-		as.by[k], as.order = a, append(as.order, k)
-	}
-	return as.by[k], nil
-}
+// Answers keeps the last recent.Max answers, so that a listing of a
+// query and a read of its hits run it once.
+type Answers = recent.Cache[AnswerKey, *Answer]

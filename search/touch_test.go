@@ -301,7 +301,8 @@ func TestUpdated(t *testing.T) {
 // TestFolderAsLookup: what FolderLookup finds of each name is what Folder
 // lists: the names below, modified/ where a session changed the file,
 // and the sessions to link (in modified/, those that changed it alone);
-// names it does not list are not found.
+// names it does not list are not found. A listed folder's Lookup, which
+// answers the lookups after a listing, finds the same.
 func TestFolderAsLookup(t *testing.T) {
 	store := t.TempDir()
 	plant(t, store)
@@ -338,6 +339,9 @@ func TestFolderAsLookup(t *testing.T) {
 				if k, l, err := x.FolderLookup(ctx, p, tc.Session, Scope{}, modified); err != nil || k != NameSession || l.Path != tc.Path {
 					t.Errorf("%s (modified %v): lookup %s: %d %s %v", p, modified, tc.Session, k, l.Path, err)
 				}
+				if k, l := f.Lookup(tc.Session); k != NameSession || l != tc {
+					t.Errorf("%s (modified %v): the listing's lookup of %s: %d %+v", p, modified, tc.Session, k, l)
+				}
 				kinds++
 			}
 			if fmt.Sprint(got) != fmt.Sprint(sessions) {
@@ -354,10 +358,16 @@ func TestFolderAsLookup(t *testing.T) {
 				if k, _, err := x.FolderLookup(ctx, p, n, Scope{}, modified); err != nil || k != want {
 					t.Errorf("%s: lookup %s: %d, want %d (%v)", p, n, k, want, err)
 				}
+				if k, _ := f.Lookup(n); k != want {
+					t.Errorf("%s: the listing's lookup of %s: %d, want %d", p, n, k, want)
+				}
 				kinds++
 			}
 			if k, _, _ := x.FolderLookup(ctx, p, "none-such", Scope{}, modified); k != NoName {
 				t.Errorf("%s: none-such: %d", p, k)
+			}
+			if k, _ := f.Lookup("none-such"); k != NoName {
+				t.Errorf("%s: the listing's none-such: %d", p, k)
 			}
 		}
 	}
