@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"sort"
+
+	"github.com/pifs/pifs/internal/recent"
 )
 
 // What the mount's by-file/ shows of a path (see Folder): the folders
@@ -115,4 +117,55 @@ func anyModified(ts []FileTouch) bool {
 		}
 	}
 	return false
+}
+
+// Folders keeps the last folders of by-file/ listed and the last names
+// looked up in folders not listed, for the index's version they were
+// made at: by-file/ is live (the kernel keeps none of its names), so
+// ls -l of a folder looks each name up after the listing, and the
+// folder's path again for each.
+type Folders struct {
+	listed recent.Cache[FolderKey, *FileFolder]
+	looked recent.Cache[folderName, folderFound]
+}
+
+// FolderKey is what a folder depends on besides the index: its path,
+// modified/ or not, and whose sight (Scope's Visible, told apart by the
+// caller: equal Sights see the same sessions) in which project.
+type FolderKey struct {
+	Path, Project string
+	Modified      bool
+	Sight         uint64
+	gen           uint64
+}
+
+type folderName struct {
+	in   FolderKey
+	name string
+}
+
+type folderFound struct {
+	kind  int
+	touch FileTouch
+}
+
+// Folder is x.Folder(k.Path, scope, k.Modified), kept.
+func (fs *Folders) Folder(ctx context.Context, x *Index, k FolderKey, scope Scope) (*FileFolder, error) {
+	k.gen = x.Gen()
+	return fs.listed.Get(k, func() (*FileFolder, error) { return x.Folder(ctx, k.Path, scope, k.Modified) })
+}
+
+// Lookup is x.FolderLookup of name, from the folder's listing when it is
+// kept, else kept itself.
+func (fs *Folders) Lookup(ctx context.Context, x *Index, k FolderKey, name string, scope Scope) (int, FileTouch, error) {
+	k.gen = x.Gen()
+	if f, ok := fs.listed.Peek(k); ok {
+		kind, t := f.Lookup(name)
+		return kind, t, nil
+	}
+	found, err := fs.looked.Get(folderName{k, name}, func() (folderFound, error) {
+		kind, t, err := x.FolderLookup(ctx, k.Path, name, scope, k.Modified)
+		return folderFound{kind, t}, err
+	})
+	return found.kind, found.touch, err
 }

@@ -85,9 +85,7 @@ func (d *byFileDir) list() ([]Child, error) {
 		}
 		return nil, nil
 	}
-	f, err := d.v.byFiles.Get(d.key(), func() (*search.FileFolder, error) {
-		return d.v.opts.Search.Folder(context.Background(), p, d.within(), d.modified)
-	})
+	f, err := d.v.byFiles.Folder(context.Background(), d.v.opts.Search, d.key(p), d.within())
 	if err != nil {
 		return nil, err
 	}
@@ -111,23 +109,9 @@ func (d *byFileDir) lookup(name string) (Child, error) {
 		}
 		return Child{}, ErrNotFound
 	}
-	// The lookups after a listing (ls -l) are answered from it; the
-	// kernel keeps no name of by-file/, and a path is looked up again
-	// for each name below it: those are kept too.
-	key := d.key()
-	var kind int
-	var t search.FileTouch
-	if f, ok := d.v.byFiles.Peek(key); ok {
-		kind, t = f.Lookup(name)
-	} else {
-		found, err := d.v.byFileNames.Get(byFileLookup{key, name}, func() (byFileFound, error) {
-			kind, t, err := d.v.opts.Search.FolderLookup(context.Background(), p, name, d.within(), d.modified)
-			return byFileFound{kind, t}, err
-		})
-		if err != nil {
-			return Child{}, err
-		}
-		kind, t = found.kind, found.touch
+	kind, t, err := d.v.byFiles.Lookup(context.Background(), d.v.opts.Search, d.key(p), name, d.within())
+	if err != nil {
+		return Child{}, err
 	}
 	switch kind {
 	case search.NameBelow, search.NameModified:
@@ -140,8 +124,8 @@ func (d *byFileDir) lookup(name string) (Child, error) {
 	return Child{}, ErrNotFound
 }
 
-func (d *byFileDir) key() byFileKey {
-	return byFileKey{d.project, d.rel, d.modified, d.sees.key, d.v.opts.Search.Gen(), d.v.x.Gen()}
+func (d *byFileDir) key(path string) search.FolderKey {
+	return search.FolderKey{Path: path, Project: d.project, Modified: d.modified, Sight: d.sees.key}
 }
 
 // sub is the folder of a name below, or (modified) the file's modified/.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/events"
-	"github.com/pifs/pifs/internal/recent"
 	"github.com/pifs/pifs/search"
 	"github.com/pifs/pifs/sessions"
 )
@@ -67,27 +66,6 @@ type Options struct {
 	SearchOff string
 }
 
-// byFileKey is what a folder of by-file/ depends on (View.byFiles): where
-// it is, whose sight, and the versions of the index and of the store
-// (which gives a project's cwd).
-type byFileKey struct {
-	project, rel      string
-	modified          bool
-	sight, gen, store uint64
-}
-
-// byFileLookup is a name looked up in a folder of by-file/, byFileFound
-// what it is there (search.FolderLookup).
-type byFileLookup struct {
-	in   byFileKey
-	name string
-}
-
-type byFileFound struct {
-	kind  int
-	touch search.FileTouch
-}
-
 // View is what a mount of one store shows.
 type View struct {
 	opts     Options
@@ -107,12 +85,10 @@ type View struct {
 	usage   usageCache
 	byNames byNames
 	cwdTree cwdTrees
-	// searches are the last answers of search/ (see searchFor); byFiles
-	// the last folders of by-file/ listed and byFileNames the last names
-	// looked up in folders not listed (see byFileDir.lookup).
-	searches    search.Answers
-	byFiles     recent.Cache[byFileKey, *search.FileFolder]
-	byFileNames recent.Cache[byFileLookup, byFileFound]
+	// searches are the last answers of search/ (see searchFor), byFiles
+	// the last folders of by-file/.
+	searches search.Answers
+	byFiles  search.Folders
 	// treeCounts counts the sizes of the /tree views counted (see counts).
 	treeCounts atomic.Int64
 	moreStats  statsGroups
