@@ -1,9 +1,11 @@
 package search
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"database/sql"
+	"io"
 	"math"
 	"os"
 	"runtime"
@@ -725,17 +727,59 @@ func (f *fileFilter) hit(c cand, e *entryInfo) (Hit, bool) {
 }
 
 // lineReader reads the lines of hits from their session files, keeping
-// one file open at a time.
+// one file open at a time, through a buffer: a file's hits are read in
+// order, and the newest are often next to each other.
 type lineReader struct {
 	path string
 	f    *os.File
+	buf  []byte // the file's bytes from at
+	at   int64
 }
+
+// readAhead is how much of a file a lineReader reads at once.
+const readAhead = 64 << 10
 
 func (l *lineReader) close() {
 	if l.f != nil {
 		l.f.Close()
 		l.f = nil
 	}
+	l.buf = l.buf[:0]
+}
+
+// line is readLine(l.f, off), from the buffer when it holds the line.
+func (l *lineReader) line(off int64) []byte {
+	in := func() []byte {
+		if off < l.at || off >= l.at+int64(len(l.buf)) {
+			return nil
+		}
+		rest := l.buf[off-l.at:]
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			return rest[:i]
+		}
+		return nil
+	}
+	b := in()
+	if b == nil {
+		if cap(l.buf) == 0 {
+			l.buf = make([]byte, readAhead)
+		}
+		n, err := l.f.ReadAt(l.buf[:cap(l.buf)], off)
+		if err != nil && err != io.EOF {
+			n = 0
+		}
+		l.buf, l.at = l.buf[:n], off
+		if b = in(); b == nil {
+			// Longer than the buffer, or the last line without its
+			// newline.
+			return readLine(l.f, off)
+		}
+	}
+	v, err := jsjson.Parse(b)
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // excerpt reads an entry's line and makes its excerpt; "" when the line
@@ -755,7 +799,7 @@ func (l *lineReader) excerpt(r *fileRow, e *entryInfo, words []string) string {
 	if l.f == nil {
 		return ""
 	}
-	line := readLine(l.f, e.off)
+	line := l.line(e.off)
 	if line == nil {
 		return ""
 	}

@@ -356,3 +356,46 @@ func TestFileIDs(t *testing.T) {
 		t.Errorf("03 rewritten: %+v, %d indexed whole, want id %d", r, x.stats.full.Load(), want["03"])
 	}
 }
+
+// TestLineReader: a line read through the reader's buffer is the line
+// readLine gives, for lines next to each other, across the buffer's end,
+// longer than it, read out of order, and the last without its newline.
+func TestLineReader(t *testing.T) {
+	var data []byte
+	var offs []int64
+	for i := 0; i < 400; i++ {
+		n := 40 + (i*7919)%900
+		switch i {
+		case 100:
+			n = readAhead + 1000 // longer than the buffer
+		case 200:
+			n = readAhead / 2
+		}
+		offs = append(offs, int64(len(data)))
+		data = append(data, fmt.Sprintf(`{"id":"e%d","text":"%s"}`, i, strings.Repeat("x", n))...)
+		if i < 399 {
+			data = append(data, '\n')
+		}
+	}
+	path := t.TempDir() + "/s.jsonl"
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	order := append([]int64(nil), offs...)
+	for i := len(offs) - 1; i >= 0; i -= 3 { // some backwards
+		order = append(order, offs[i])
+	}
+	l := &lineReader{f: f, path: path}
+	for _, off := range order {
+		want := readLine(f, off)
+		got := l.line(off)
+		if want == nil || string(got) != string(want) {
+			t.Fatalf("line at %d: %d bytes, want %d", off, len(got), len(want))
+		}
+	}
+}
