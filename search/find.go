@@ -249,7 +249,13 @@ func (p *passResult) sorted() []cand {
 // in scope (0: all). times, when given, are the rows' times (a ranked statement's
 // rows carry none).
 func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit, most int, each func(cand), times ...map[int64]float64) (*passResult, error) {
-	rows, err := x.query(ctx, c.sql, c.args...)
+	// Its statements share one connection (see readerConns).
+	conn, err := x.r.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	rows, err := x.queryOn(ctx, conn, c.sql, c.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +268,7 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 	outside := 0
 	var nots []*notReader
 	for _, n := range c.nots {
-		nr := &notReader{x: x, ctx: ctx, stmt: n, head: math.MaxInt64}
+		nr := &notReader{x: x, ctx: ctx, on: conn, stmt: n, head: math.MaxInt64}
 		defer nr.close()
 		nots = append(nots, nr)
 	}
@@ -274,7 +280,7 @@ func (x *Index) pass(ctx context.Context, c *compiled, files *fileFilter, limit,
 	}
 	p := &passResult{best: map[int64]*cand{}, counts: map[int64]int{}}
 	read := 0
-rows:
+scan:
 	for {
 		r, ok, err := src.next()
 		if err != nil {
@@ -305,7 +311,7 @@ rows:
 				return nil, err
 			}
 			if out {
-				continue rows
+				continue scan
 			}
 		}
 		if most > 0 && p.total == most {
@@ -415,7 +421,7 @@ func (s *passRows) close() {
 }
 
 // fileRows reads files' rows ahead, each file's whole (oldest first), on
-// as many goroutines as the index has connections for queries (a seek in
+// as many goroutines as the index has connections for it (a seek in
 // the text index is the processor's work: a project of 200 sessions is
 // read in about half the time on two), and gives them in the files'
 // order.
@@ -476,7 +482,7 @@ func (fr *fileRows) next() ([]passRow, bool, error) {
 
 // readFile reads one file's rows, oldest first.
 func (s *passRows) readFile(ctx context.Context, f int64) ([]passRow, error) {
-	rows, err := s.x.query(ctx, s.c.inFile, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
+	rows, err := s.x.queryOn(ctx, s.x.rf, s.c.inFile, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
 	if err != nil {
 		return nil, err
 	}
@@ -504,6 +510,7 @@ const notsFactor = 2
 type notReader struct {
 	x    *Index
 	ctx  context.Context
+	on   querier
 	stmt notStmt
 	rows *sql.Rows
 	head int64 // the row read last (MaxInt64: none yet)
@@ -520,7 +527,7 @@ func (n *notReader) excludes(id int64) (bool, error) {
 	for read := 0; !n.done && n.head > id; read++ {
 		if n.rows == nil || read == notsNear {
 			n.close()
-			rows, err := n.x.query(n.ctx, n.stmt.sql, n.stmt.match, id)
+			rows, err := n.x.queryOn(n.ctx, n.on, n.stmt.sql, n.stmt.match, id)
 			if err != nil {
 				return false, err
 			}

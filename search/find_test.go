@@ -399,3 +399,39 @@ func TestLineReader(t *testing.T) {
 		}
 	}
 }
+
+// TestNoWaitForConnections: searches at once, each with words to exclude
+// in both text tables (a statement beside the pass for each) and read a
+// session at a time, more of them than the index has connections, all
+// answer: no search waits for a connection while it holds one.
+func TestNoWaitForConnections(t *testing.T) {
+	store := t.TempDir()
+	plant(t, store)
+	x := openIndex(t, store, Options{})
+	build(t, x, store)
+	x.byFileAfter = 1
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	q, err := Parse("the -cmd -go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := x.compile(ctx, q, Scope{}, false); len(c.nots) != 2 {
+		t.Fatalf("%d statements of excluded words, want 2", len(c.nots))
+	}
+	projects := projectsOf(t, store)
+	errs := make(chan error, 4*len(projects))
+	for range 4 {
+		for _, p := range projects {
+			go func() {
+				_, err := x.Search(ctx, q, Scope{Project: p}, 10)
+				errs <- err
+			}()
+		}
+	}
+	for range 4 * len(projects) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

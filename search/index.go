@@ -20,7 +20,11 @@ import (
 	_ "modernc.org/sqlite" // SQLite with FTS5, in Go
 )
 
-// The readers' connections: queries beyond them wait their turn.
+// The readers' connections: queries beyond them wait their turn. A
+// search's pass holds one of them for all its statements (SQLite steps
+// several on one connection), so that no search waits for a connection
+// while it holds one; the files of a project read ahead of a pass have
+// connections of their own (Index.rf), whose holders wait for nothing.
 const (
 	readerConns    = 2
 	readerCacheKiB = 2 << 10
@@ -44,7 +48,8 @@ type Options struct {
 	// Log is told what the index could not do (optional).
 	Log func(msg string)
 	// CacheKiB bounds SQLite's page cache of the builder's connection
-	// (default 8 MiB); the two connections of queries have 2 MiB each.
+	// (default 8 MiB); the four connections of queries (two for
+	// statements, two reading a project's sessions ahead) have 2 MiB each.
 	CacheKiB int
 	// hashSize, when set, is how much of the pending terms FTS5 holds
 	// before writing them out (its default is 1 MiB), for tests.
@@ -85,8 +90,9 @@ func FileName(dir, store string) string {
 type Index struct {
 	o    Options
 	path string
-	// w is the builder's connection (the only writer), r the readers'.
-	w, r *sql.DB
+	// w is the builder's connection (the only writer), r the readers',
+	// rf those that read a project's files ahead of a pass.
+	w, r, rf *sql.DB
 	// lock is held while the index is open (see ErrInUse).
 	lock *os.File
 
@@ -243,6 +249,11 @@ func (x *Index) open() error {
 	}
 	x.r.SetMaxOpenConns(readerConns)
 	x.r.SetMaxIdleConns(readerConns)
+	if x.rf, err = sql.Open("sqlite", fmt.Sprintf("%s&_pragma=cache_size(-%d)&_query_only=1", dsn, readerCacheKiB)); err != nil {
+		return err
+	}
+	x.rf.SetMaxOpenConns(readerConns)
+	x.rf.SetMaxIdleConns(readerConns)
 	ctx := context.Background()
 	tx, err := x.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -343,6 +354,9 @@ func (x *Index) close() {
 	if x.r != nil {
 		x.r.Close()
 	}
+	if x.rf != nil {
+		x.rf.Close()
+	}
 }
 
 // Close stops the builder (what it indexed is kept) and closes the file.
@@ -356,8 +370,11 @@ func (x *Index) Close() error {
 		x.w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 		err = x.w.Close()
 	}
-	if x.r != nil {
-		if e := x.r.Close(); err == nil {
+	for _, db := range []*sql.DB{x.r, x.rf} {
+		if db == nil {
+			continue
+		}
+		if e := db.Close(); err == nil {
 			err = e
 		}
 	}
@@ -410,6 +427,16 @@ func (x *Index) file(id int64) *fileRow {
 
 // query runs a reading statement, counted.
 func (x *Index) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return x.queryOn(ctx, x.r, q, args...)
+}
+
+// querier is a pool of connections (*sql.DB) or one (*sql.Conn).
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryOn runs a reading statement on on, counted.
+func (x *Index) queryOn(ctx context.Context, on querier, q string, args ...any) (*sql.Rows, error) {
 	x.stats.statements.Add(1)
-	return x.r.QueryContext(ctx, q, args...)
+	return on.QueryContext(ctx, q, args...)
 }
