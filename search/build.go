@@ -816,31 +816,24 @@ func (b *batch) newID(born float64) (int64, error) {
 		want = max(last.Int64+1, maxID/2)
 	}
 	// The first id at or after want that no file has.
-	for {
-		rows, err := b.tx.Query(`SELECT id FROM files WHERE id >= ? ORDER BY id LIMIT 100`, want)
-		if err != nil {
+	rows, err := b.tx.Query(`SELECT id FROM files WHERE id >= ? ORDER BY id`, want)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
 			return 0, err
 		}
-		n := 0
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return 0, err
-			}
-			if id != want {
-				break
-			}
-			want++
-			n++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, err
-		}
-		if n < 100 {
+		if id != want {
 			break
 		}
+		want++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
 	}
 	if want > maxID {
 		return 0, errors.New("search index: no file id left")
