@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -148,7 +149,7 @@ func renderPlan(f *sessions.File, p *tree.Plan) ([]byte, bool) {
 		return nil, false
 	}
 	from, to := p.Span()
-	buf := make([]byte, to-from)
+	buf := hugemem.Bytes(int(to-from), int(to-from))
 	if n, _ := fd.ReadAt(buf, from); n != len(buf) {
 		return nil, false
 	}

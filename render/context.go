@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/tree"
@@ -48,7 +49,7 @@ func contextJSON(c *tree.Context, parts int) []byte {
 	if !ok {
 		return Indent(nil, c.JSON())
 	}
-	out := make([]byte, n)
+	out := hugemem.Bytes(n, n)
 	dst := appendMessagesOpen(out[:0], c)
 	oks := make([]bool, len(sizes))
 	offs := make([]int, len(sizes))

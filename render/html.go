@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/render/parts"
 	"github.com/pifs/pifs/sessions"
@@ -83,7 +84,7 @@ func renderPage(p Page, path []*sessions.Entry, t *tree.Tree, parts int) ([]byte
 		total += est[k]
 	}
 	more := footCap
-	dst := HTMLHead(make([]byte, 0, total+more), p)
+	dst := HTMLHead(hugemem.Bytes(0, total+more), p)
 	start := dst
 	sums := make([]partSummary, len(est))
 	dst, copied := fillRuns(dst, est, more, func(k int, dst []byte) []byte {

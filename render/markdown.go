@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/render/parts"
@@ -42,7 +43,7 @@ func transcriptApart(path []*sessions.Entry, parts int) ([]byte, int) {
 	if len(b) == 2 {
 		// The text of a session is most of its bytes: one allocation of
 		// the raw size avoids regrowing a buffer several times.
-		dst := make([]byte, 0, rawBytes(path))
+		dst := hugemem.Bytes(0, rawBytes(path))
 		for _, e := range path {
 			dst = AppendEntryMarkdown(dst, e)
 		}
@@ -53,7 +54,7 @@ func transcriptApart(path []*sessions.Entry, parts int) ([]byte, int) {
 	for k, n := range sizes {
 		offs[k+1] = offs[k] + int(n)
 	}
-	out := make([]byte, offs[len(sizes)])
+	out := hugemem.Bytes(offs[len(sizes)], offs[len(sizes)])
 	// A part whose count and rendering differ (there should be none) is
 	// rendered into a buffer of its own instead, and the parts joined.
 	apart := make([][]byte, len(sizes))

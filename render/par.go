@@ -3,6 +3,7 @@ package render
 import (
 	"runtime"
 
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/sessions/schema"
@@ -70,7 +71,7 @@ func concat(bufs ...[]byte) []byte {
 	for k, b := range bufs {
 		offs[k+1] = offs[k] + len(b)
 	}
-	out := make([]byte, offs[len(bufs)])
+	out := hugemem.Bytes(offs[len(bufs)], offs[len(bufs)])
 	par.Each(len(bufs), func(k int) { copy(out[offs[k]:], bufs[k]) })
 	return out
 }

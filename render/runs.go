@@ -1,6 +1,9 @@
 package render
 
-import "github.com/pifs/pifs/internal/par"
+import (
+	"github.com/pifs/pifs/internal/hugemem"
+	"github.com/pifs/pifs/internal/par"
+)
 
 // A big page is rendered on every core into one buffer made once at about
 // the page's size, so that the page is never copied whole into a second
@@ -26,7 +29,7 @@ func fillRuns(dst []byte, est []int, more int, render func(k int, buf []byte) []
 	}
 	if cap(dst)-len(dst) < total {
 		copied += len(dst)
-		dst = append(make([]byte, 0, len(dst)+total+more), dst...)
+		dst = append(hugemem.Bytes(0, len(dst)+total+more), dst...)
 	}
 	offs := make([]int, len(est)+1)
 	offs[0] = len(dst)
@@ -52,7 +55,7 @@ func fillRuns(dst []byte, est []int, more int, render func(k int, buf []byte) []
 				rest += len(r)
 			}
 			copied += pos + rest
-			grown := append(make([]byte, 0, pos+rest+more), full[:pos]...)
+			grown := append(hugemem.Bytes(0, pos+rest+more), full[:pos]...)
 			for _, r := range got[k:] {
 				grown = append(grown, r...)
 			}
@@ -79,5 +82,5 @@ func fitted(page []byte, copied int) ([]byte, int) {
 	if cap(page)-len(page) <= len(page)/4 {
 		return page, copied
 	}
-	return append(make([]byte, 0, len(page)), page...), copied + len(page)
+	return append(hugemem.Bytes(0, len(page)), page...), copied + len(page)
 }

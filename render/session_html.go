@@ -4,6 +4,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/tree"
@@ -464,7 +465,7 @@ func renderSessionPage(t *tree.Tree, parts int) ([]byte, int) {
 		total += est[k]
 	}
 	more := sp.tailCap()
-	dst := sp.head(make([]byte, 0, total+more))
+	dst := sp.head(hugemem.Bytes(0, total+more))
 	start := dst
 	sums := make([]partSummary, len(est))
 	dst, copied := fillRuns(dst, est, more, func(k int, dst []byte) []byte {

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions/schema"
@@ -264,7 +265,7 @@ func (l *Log) maxLine() int64 {
 // last line without a newline is parsed as pi parses it.
 func (l *Log) readConsume(f *os.File, to int64, final bool) (int64, error) {
 	from := l.consumed
-	data := make([]byte, to-from)
+	data := hugemem.Bytes(int(to-from), int(to-from))
 	n, err := f.ReadAt(data, from)
 	if err != nil && err != io.EOF {
 		return 0, err

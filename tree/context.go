@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/jsjson"
 	"github.com/pifs/pifs/sessions"
 	"github.com/pifs/pifs/sessions/schema"
@@ -21,7 +22,7 @@ func (c *Context) JSON() []byte {
 	for _, m := range c.Messages {
 		n += len(m) + 1
 	}
-	buf := make([]byte, 0, n)
+	buf := hugemem.Bytes(0, n)
 	buf = append(buf, `{"messages":[`...)
 	for i, m := range c.Messages {
 		if i > 0 {
