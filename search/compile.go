@@ -35,20 +35,81 @@ type notStmt struct {
 
 // Tables of the text index.
 const (
-	tableTri   = "tri"   // trigram: substrings
-	tableWords = "words" // unicode61: words, phrases, prefixes
+	tableTri   = "tri"         // trigram: substrings
+	tableWords = "words"       // unicode61: words, phrases, prefixes
+	tableTerms = "words_terms" // words's vocabulary (fts5vocab), a row a word
 )
 
-// ftsTerm is a term as an FTS5 query of one of the tables.
-func ftsTerm(t Term) (table, expr string) {
-	switch t.Kind {
-	case Substring:
+// ftsTerm is a term as an FTS5 query of one of the tables. words, for a
+// prefix, are the words of the index its last word begins (expandPrefix):
+// the prefix is then their OR.
+func ftsTerm(t Term, words []string) (table, expr string) {
+	switch {
+	case t.Kind == Substring:
 		return tableTri, quoteFTS(t.Text)
-	case Prefix:
+	case t.Kind == Prefix && len(words) > 0:
+		head := t.Words[:len(t.Words)-1]
+		or := make([]string, len(words))
+		for i, w := range words {
+			or[i] = quoteFTS(strings.Join(append(head[:len(head):len(head)], w), " "))
+		}
+		return tableWords, "(" + strings.Join(or, " OR ") + ")"
+	case t.Kind == Prefix:
 		return tableWords, quoteFTS(strings.Join(t.Words, " ")) + " *"
 	default:
 		return tableWords, quoteFTS(strings.Join(t.Words, " "))
 	}
+}
+
+// maxExpand is the most words a prefix is read as the OR of; a prefix of
+// more is left to FTS5, as is one shorter than minExpand (the words it
+// begins are many, and reading them before giving up would cost what the
+// prefix costs).
+const (
+	maxExpand = 16
+	minExpand = 3
+)
+
+// expandPrefix gives the words of the text index that begin with a
+// prefix's last word, when there are 1 to maxExpand of them and that word
+// is minExpand or more ASCII letters and digits (the tokenizer keeps such
+// a word as it is, so the index's words that begin with it are those
+// FTS5's prefix query matches); else nil. FTS5 reads a prefix by merging the whole lists of
+// rows of all its words before giving a first row, where an OR of the
+// words is read newest first and stops with the pass. Reading the
+// vocabulary walks those words' rows too, but without merging them: for a
+// word in one entry of ten of store A, 18 ms and then 2 ms for the newest
+// 5,000 rows, against 33 ms for them through the prefix.
+func (x *Index) expandPrefix(ctx context.Context, t Term) ([]string, error) {
+	if t.Kind != Prefix || len(t.Words) == 0 || x.fts5Prefixes {
+		return nil, nil
+	}
+	last := t.Words[len(t.Words)-1]
+	if len(last) < minExpand || strings.IndexFunc(last, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) >= 0 {
+		return nil, nil
+	}
+	// The words from last up to last with its final byte raised: those
+	// that begin with last (ASCII: never 0xff).
+	past := last[:len(last)-1] + string(last[len(last)-1]+1)
+	rows, err := x.query(ctx, `SELECT term FROM `+tableTerms+` WHERE term >= ? AND term < ? LIMIT ?`, last, past, maxExpand+1)
+	if err != nil {
+		// The prefix is then FTS5's, unless the search is over.
+		return nil, ctx.Err()
+	}
+	defer rows.Close()
+	var words []string
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return nil, ctx.Err()
+		}
+		x.stats.rows.Add(1)
+		words = append(words, w)
+	}
+	if rows.Err() != nil || len(words) > maxExpand {
+		return nil, ctx.Err()
+	}
+	return words, nil
 }
 
 // quoteFTS makes s an FTS5 string: every character taken as itself, the
@@ -77,7 +138,11 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 	for _, c := range q.Clauses {
 		by := map[string][]string{}
 		for _, t := range c.Any {
-			table, expr := ftsTerm(t)
+			words, err := x.expandPrefix(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			table, expr := ftsTerm(t, words)
 			by[table] = append(by[table], expr)
 		}
 		switch {

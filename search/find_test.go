@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -432,6 +434,61 @@ func TestNoWaitForConnections(t *testing.T) {
 	for range 4 * len(projects) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestPrefixAsWords: a prefix of ASCII letters and digits is read as the
+// OR of the index's words it begins, up to maxExpand of them, with the
+// same hits as FTS5's prefix; one of more words, or of other letters, is
+// left to FTS5.
+func TestPrefixAsWords(t *testing.T) {
+	store := t.TempDir()
+	plant(t, store)
+	s := newSession(t, "eeee5555-0000-4000-8000-000000000005", "/home/user/alpha", time.Date(2025, 5, 3, 9, 0, 0, 0, time.UTC), 3)
+	var many []string
+	for i := 0; i <= maxExpand; i++ {
+		many = append(many, fmt.Sprintf("zqw%02d", i))
+	}
+	s.user("", strings.Join(many, " ")+" zqvone zqvtwo")
+	s.write(filepath.Join(store, "--home-user-alpha--", "2025-05-03T09-00-00-000Z_eeee5555-0000-4000-8000-000000000005.jsonl"))
+	x := openIndex(t, store, Options{})
+	build(t, x, store)
+	for qs, want := range map[string]string{
+		"sess*":        `("session" OR "sessionmanager")`,
+		"zqv*":         `("zqvone" OR "zqvtwo")`,
+		`"hash man"*`:  `("hash manager"`,
+		"xy*":          `"xy" *`, // shorter than minExpand
+		"hash* -sess*": `("session" OR "sessionmanager")`,
+		"zqw*":         `"zqw" *`,  // more words than maxExpand
+		"中文*":          `"中文" *`,   // not ASCII
+		"zzzq*":        `"zzzq" *`, // no word
+	} {
+		q, err := Parse(qs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := x.compile(context.Background(), q, Scope{}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := fmt.Sprint(c.args...)
+		for _, n := range c.nots {
+			all += " " + n.match
+		}
+		if !strings.Contains(all, want) {
+			t.Errorf("%s: the statements match %s, want %s", qs, all, want)
+		}
+	}
+	for _, qs := range []string{"sess*", "zqv*", "zqw*", `"the has"*`, "hash* -sess*", "sess* OR zqv*"} {
+		got := find(t, x, qs)
+		x.fts5Prefixes = true
+		want := find(t, x, qs)
+		x.fts5Prefixes = false
+		slices.Sort(got)
+		slices.Sort(want)
+		if len(got) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: hits %v, with FTS5's prefix %v", qs, got, want)
 		}
 	}
 }

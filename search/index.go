@@ -111,6 +111,8 @@ type Index struct {
 	racyWindow time.Duration
 	// maxRanked is MaxRanked, byFileAfter fileByFile (tests lower them).
 	maxRanked, byFileAfter int
+	// fts5Prefixes leaves every prefix to FTS5 (tests compare).
+	fts5Prefixes bool
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
@@ -290,6 +292,11 @@ func (x *Index) open() error {
 		}
 	case format.String != Format || store.String != x.o.Store:
 		return errNotOurs
+	}
+	// The vocabulary's table holds nothing (its rows are read from the
+	// words table): an index made without it gets it as it is.
+	if _, err := tx.Exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ` + tableTerms + ` USING fts5vocab(` + tableWords + `, row)`); err != nil {
+		return err
 	}
 	if x.o.hashSize > 0 {
 		for _, t := range []string{"tri", "words"} {
