@@ -9,7 +9,9 @@
 // 2 MiB-aligned middle in huge pages the same read and scan took 180–200
 // ms, and 30 ms where the memory had been used before. Linux gives huge
 // pages to such memory only when asked (transparent_hugepage "madvise",
-// the usual default), and Go's runtime does not ask.
+// the usual default), and Go's runtime does not ask. The pages are faulted
+// in at once and the request taken back (see advise), so that memory the
+// heap frees later is never filled with huge pages it does not use.
 package hugemem
 
 // Min is the capacity from which a buffer asks for huge pages: below it
@@ -17,8 +19,8 @@ package hugemem
 const Min = 8 << 20
 
 // Bytes is make([]byte, n, c), with the 2 MiB pages wholly inside it
-// backed by huge pages where the system gives them. The advice is a hint:
-// where it is refused or unknown the buffer is an ordinary one.
+// backed by huge pages where the system gives them, faulted in already.
+// Where the system refuses, the buffer is an ordinary one.
 func Bytes(n, c int) []byte {
 	b := make([]byte, n, c)
 	if c >= Min {
