@@ -74,12 +74,12 @@ const (
 // prefix's last word, when there are 1 to maxExpand of them and that word
 // is minExpand or more ASCII letters and digits (the tokenizer keeps such
 // a word as it is, so the index's words that begin with it are those
-// FTS5's prefix query matches); else nil. FTS5 reads a prefix by merging the whole lists of
-// rows of all its words before giving a first row, where an OR of the
-// words is read newest first and stops with the pass. Reading the
-// vocabulary walks those words' rows too, but without merging them: for a
-// word in one entry of ten of store A, 18 ms and then 2 ms for the newest
-// 5,000 rows, against 33 ms for them through the prefix.
+// FTS5's prefix query matches); else nil. FTS5 reads a prefix by merging
+// the whole lists of rows of all its words before giving a first row,
+// where an OR of the words is read newest first and stops with the pass.
+// Reading the vocabulary walks those words' rows too, but without merging
+// them: for a word in one entry of ten of store A, 18 ms and then 2 ms for
+// the newest 5,000 rows, against 33 ms for them through the prefix.
 func (x *Index) expandPrefix(ctx context.Context, t Term) ([]string, error) {
 	if t.Kind != Prefix || len(t.Words) == 0 || x.fts5Prefixes {
 		return nil, nil
@@ -112,6 +112,23 @@ func (x *Index) expandPrefix(ctx context.Context, t Term) ([]string, error) {
 	return words, nil
 }
 
+// prefixWords is expandPrefix, kept in prefixes (when not nil) by the
+// prefix's words.
+func (x *Index) prefixWords(ctx context.Context, t Term, prefixes map[string][]string) ([]string, error) {
+	if t.Kind != Prefix {
+		return nil, nil
+	}
+	key := strings.Join(t.Words, " ")
+	if words, ok := prefixes[key]; ok {
+		return words, nil
+	}
+	words, err := x.expandPrefix(ctx, t)
+	if err == nil && prefixes != nil {
+		prefixes[key] = words
+	}
+	return words, err
+}
+
 // quoteFTS makes s an FTS5 string: every character taken as itself, the
 // tokenizer making it a phrase.
 func quoteFTS(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -129,7 +146,10 @@ func (b *sqlBuilder) add(cond string, args ...any) {
 
 // compile makes the statement of a query: ranked, its rows carry FTS5's
 // rank (when the query has words to find), else the entries' time.
-func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool) (*compiled, error) {
+// prefixes, when not nil, keeps the words each prefix is read as
+// (expandPrefix) for the query's next statement: a search compiles its
+// query twice, unranked and ranked.
+func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool, prefixes map[string][]string) (*compiled, error) {
 	c := &compiled{}
 	pos := map[string][]string{}
 	neg := map[string][]string{}
@@ -138,7 +158,7 @@ func (x *Index) compile(ctx context.Context, q *Query, scope Scope, ranked bool)
 	for _, c := range q.Clauses {
 		by := map[string][]string{}
 		for _, t := range c.Any {
-			words, err := x.expandPrefix(ctx, t)
+			words, err := x.prefixWords(ctx, t, prefixes)
 			if err != nil {
 				return nil, err
 			}

@@ -112,7 +112,8 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 	res := &Result{Complete: x.complete()}
 	files := x.filter(q, scope)
 	// Every match, with its time, newest first.
-	c, err := x.compile(ctx, q, scope, false)
+	prefixes := map[string][]string{}
+	c, err := x.compile(ctx, q, scope, false, prefixes)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (x *Index) Search(ctx context.Context, q *Query, scope Scope, limit int) (*
 		// Few enough to rank: the same rows again, with their rank (not
 		// when the files were read one at a time: FTS5 works out BM25's
 		// weights from every row of the words, once a statement).
-		rc, err := x.compile(ctx, q, scope, true)
+		rc, err := x.compile(ctx, q, scope, true, prefixes)
 		if err != nil {
 			return nil, err
 		}

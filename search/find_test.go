@@ -297,7 +297,7 @@ func TestFilterPlans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := x.compile(context.Background(), q, Scope{}, false)
+		c, err := x.compile(context.Background(), q, Scope{}, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -418,7 +418,7 @@ func TestNoWaitForConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := x.compile(ctx, q, Scope{}, false); len(c.nots) != 2 {
+	if c, _ := x.compile(ctx, q, Scope{}, false, nil); len(c.nots) != 2 {
 		t.Fatalf("%d statements of excluded words, want 2", len(c.nots))
 	}
 	projects := projectsOf(t, store)
@@ -468,7 +468,7 @@ func TestPrefixAsWords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := x.compile(context.Background(), q, Scope{}, true)
+		c, err := x.compile(context.Background(), q, Scope{}, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,14 +481,23 @@ func TestPrefixAsWords(t *testing.T) {
 		}
 	}
 	for _, qs := range []string{"sess*", "zqv*", "zqw*", `"the has"*`, "hash* -sess*", "sess* OR zqv*"} {
+		before := x.stats.statements.Load()
 		got := find(t, x, qs)
+		expanded := x.stats.statements.Load() - before
 		x.fts5Prefixes = true
+		before = x.stats.statements.Load()
 		want := find(t, x, qs)
+		plain := x.stats.statements.Load() - before
 		x.fts5Prefixes = false
 		slices.Sort(got)
 		slices.Sort(want)
 		if len(got) == 0 || !slices.Equal(got, want) {
 			t.Errorf("%s: hits %v, with FTS5's prefix %v", qs, got, want)
+		}
+		// The vocabulary is read once a prefix, though the search
+		// compiles its query twice (unranked, then ranked).
+		if prefixes := int64(strings.Count(qs, "*")); expanded != plain+prefixes {
+			t.Errorf("%s: %d statements, %d with FTS5's prefix: want %d more", qs, expanded, plain, prefixes)
 		}
 	}
 }
