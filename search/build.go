@@ -58,6 +58,7 @@ type builder struct {
 	progress Progress
 	busy     time.Duration // time spent indexing
 	batch    *batch        // the transaction under way (the builder's goroutine's)
+	merging  merging       // the builder's goroutine's
 
 	wake, quit, done chan struct{}
 }
@@ -143,7 +144,8 @@ func (b *builder) busyNow() {
 }
 
 // Idle returns a channel closed once the builder has indexed everything
-// it was given (the store as listed, and every change told until then).
+// it was given (the store as listed, and every change told until then)
+// and merged the segments it had to (see merge.go).
 func (x *Index) Idle() <-chan struct{} {
 	b := x.builder()
 	b.mu.Lock()
@@ -207,8 +209,13 @@ func (b *builder) run() {
 		it, ok := b.next(false)
 		if !ok {
 			b.mu.Lock()
+			b.progress.Complete = len(b.queue) == 0 && len(b.sweep) == 0
+			b.mu.Unlock()
+			if !b.x.noMerge && b.merge() {
+				continue
+			}
+			b.mu.Lock()
 			if len(b.queue) == 0 && len(b.sweep) == 0 {
-				b.progress.Complete = true
 				select {
 				case <-b.idle:
 				default:

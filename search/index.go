@@ -113,6 +113,9 @@ type Index struct {
 	maxRanked, byFileAfter int
 	// fts5Prefixes leaves every prefix to FTS5 (tests compare).
 	fts5Prefixes bool
+	// noMerge leaves the segments as FTS5's automerge leaves them
+	// (tests compare; set before Start).
+	noMerge bool
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
@@ -125,6 +128,7 @@ type Index struct {
 	stats struct {
 		statements, rows                                  atomic.Int64
 		full, appended, unchanged, removed, entries, read atomic.Int64
+		merges, mergeSteps                                atomic.Int64
 	}
 }
 
@@ -406,6 +410,9 @@ type Stats struct {
 	Statements, Rows                                       int64
 	Full, Appended, Unchanged, Removed, Entries, BytesRead int64
 	Complete                                               int64
+	// Merges counts the text tables' merges done (all of them merged
+	// into one segment each), MergeSteps their transactions.
+	Merges, MergeSteps int64
 }
 
 // Stats returns the counts.
@@ -416,7 +423,7 @@ func (x *Index) Stats() Stats {
 		complete = 1
 	}
 	return Stats{s.statements.Load(), s.rows.Load(), s.full.Load(), s.appended.Load(), s.unchanged.Load(),
-		s.removed.Load(), s.entries.Load(), s.read.Load(), complete}
+		s.removed.Load(), s.entries.Load(), s.read.Load(), complete, s.merges.Load(), s.mergeSteps.Load()}
 }
 
 // Size is the index's size on disk: its file and write-ahead log.

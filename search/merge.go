@@ -1,0 +1,158 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// FTS5 writes each commit's terms as a segment of its own and merges
+// segments level by level as it goes (its automerge), so a first build
+// leaves each text table in a dozen or more segments. Every segment costs
+// each seek a lookup for each term: a project's search, a seek for each
+// of its sessions, took 2 to 4 times as long on 17 segments as on one.
+// So when the builder has nothing else to do and a table's segments
+// other than its largest have grown to an eighth of it (mergeWanted),
+// the table is merged into one segment, in steps of mergePages pages,
+// each its own transaction, taking the changes told between steps. A
+// table is thus rewritten once it has grown by an eighth since it was
+// last merged: about nine times the text added, at the builder's low
+// priority, and never while the store is quiet.
+
+// mergePages is how many pages (about 4 KB each) a merge step writes:
+// 100 to 200 ms of work, the longest a change told waits for one.
+const mergePages = 1000
+
+// mergeFraction: a table is merged when its segments but the largest
+// hold at least 1/mergeFraction of the largest's pages.
+const mergeFraction = 8
+
+// merging is the builder's state of merging.
+type merging struct {
+	// checked is the batch commits counted, plus one, when the tables
+	// were last looked at (0: never): they are looked at when the builder
+	// first runs out of work and again after each commit.
+	checked int
+	// tables are those left to merge, the first under way; started is
+	// when it began, first tells that its first step is next, steps
+	// counts them.
+	tables  []string
+	started time.Time
+	first   bool
+	steps   int
+}
+
+// mergeWanted tells whether a table whose segments have these sizes
+// (in any unit) is merged.
+func mergeWanted(sizes []int64) bool {
+	if len(sizes) < 2 {
+		return false
+	}
+	var sum int64
+	for _, s := range sizes {
+		sum += s
+	}
+	big := slices.Max(sizes)
+	return (sum-big)*mergeFraction >= big
+}
+
+// segments are the sizes of a table's segments: the last leaf page's
+// number of each, as its %_idx table holds it (twice the page count,
+// give or take).
+func (x *Index) segments(table string) ([]int64, error) {
+	rows, err := x.w.Query(`SELECT max(pgno) FROM ` + table + `_idx GROUP BY segid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var sizes []int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, rows.Err()
+}
+
+// mergeStep writes up to |pages| pages of a merge of table's segments,
+// in a transaction of its own: a negative count starts a merge of all of
+// them, a positive one goes on with it. It tells whether there is more
+// to do (FTS5 counts two changes or more for a step that did work).
+func (x *Index) mergeStep(table string, pages int) (bool, error) {
+	tx, err := x.w.Begin()
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var before, after int64
+	if err := tx.QueryRow(`SELECT total_changes()`).Scan(&before); err != nil {
+		return false, err
+	}
+	if _, err := tx.Exec(`INSERT INTO `+table+`(`+table+`, rank) VALUES('merge', ?)`, pages); err != nil {
+		return false, err
+	}
+	if err := tx.QueryRow(`SELECT total_changes()`).Scan(&after); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	x.stats.mergeSteps.Add(1)
+	return after-before >= 2, nil
+}
+
+// merge does one step of merging the text tables (see above) and tells
+// whether it did; false when there is nothing to merge.
+func (b *builder) merge() bool {
+	x, m := b.x, &b.merging
+	b.commit() // the writer's one connection is the steps'
+	if len(m.tables) == 0 {
+		if m.checked == b.batch.commits+1 {
+			return false
+		}
+		m.checked = b.batch.commits + 1
+		var counts []string
+		for _, t := range []string{tableTri, tableWords} {
+			sizes, err := x.segments(t)
+			if err != nil {
+				x.log(fmt.Sprintf("search index: the segments of %s: %v", t, err))
+				continue
+			}
+			if mergeWanted(sizes) {
+				m.tables = append(m.tables, t)
+				counts = append(counts, fmt.Sprintf("%s %d", t, len(sizes)))
+			}
+		}
+		if len(m.tables) == 0 {
+			return false
+		}
+		m.started, m.first, m.steps = time.Now(), true, 0
+		x.log("search index: merging segments into one (" + strings.Join(counts, ", ") + ")")
+	}
+	t := m.tables[0]
+	pages := mergePages
+	if m.first {
+		pages = -pages
+	}
+	more, err := x.mergeStep(t, pages)
+	if err != nil {
+		// Left for the next time something is committed; FTS5 goes on
+		// with a merge begun.
+		x.log(fmt.Sprintf("search index: merging %s: %v", t, err))
+		m.tables = nil
+		return false
+	}
+	m.first = false
+	m.steps++
+	if !more {
+		m.tables, m.first = m.tables[1:], true
+		if len(m.tables) == 0 {
+			x.log(fmt.Sprintf("search index: segments merged in %d steps, %s", m.steps, time.Since(m.started).Round(time.Millisecond)))
+			x.stats.merges.Add(1)
+		}
+	}
+	return true
+}
