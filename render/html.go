@@ -88,7 +88,7 @@ func renderPage(p Page, path []*sessions.Entry, t *tree.Tree, parts int) ([]byte
 	start := dst
 	sums := make([]partSummary, len(est))
 	dst, copied := fillRuns(dst, est, more, func(k int, dst []byte) []byte {
-		sums[k].keep = len(sums) > 1
+		sums[k].keepOrder(len(sums) > 1, b[k+1]-b[k])
 		for _, e := range path[b[k]:b[k+1]] {
 			dst = appendSummed(dst, e, &sums[k])
 		}
@@ -271,6 +271,15 @@ func (s *partSummary) add(e *sessions.Entry, pre decodedUsage) {
 		if e.Role == schema.RoleAssistant {
 			s.model(e.MsgProvider, e.MsgModel)
 		}
+	}
+}
+
+// keepOrder makes s keep its usages in order (see partSummary) when
+// apart, with room for those of n entries.
+func (s *partSummary) keepOrder(apart bool, n int) {
+	s.keep = apart
+	if apart {
+		s.usages = make([]schema.Usage, 0, n)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/pifs/pifs/internal/hugemem"
 	"github.com/pifs/pifs/internal/par"
 	"github.com/pifs/pifs/sessions"
+	"github.com/pifs/pifs/sessions/schema"
 	"github.com/pifs/pifs/tree"
 )
 
@@ -328,8 +329,8 @@ func (sp *sessionPage) run(dst []byte, from, to int, sum *partSummary, each func
 
 // isLeafRecord tells whether e is the tree's node of a pifs leaf record.
 func isLeafRecord(t *tree.Tree, e *sessions.Entry) bool {
-	if e.ID == "" {
-		return false
+	if e.ID == "" || e.Type != schema.TypeCustom {
+		return false // the tree's lookup is a map's: most entries are not custom
 	}
 	nd := t.Node(e.ID)
 	return nd != nil && nd.Entry == e && nd.IsLeafRecord()
@@ -469,7 +470,7 @@ func renderSessionPage(t *tree.Tree, parts int) ([]byte, int) {
 	start := dst
 	sums := make([]partSummary, len(est))
 	dst, copied := fillRuns(dst, est, more, func(k int, dst []byte) []byte {
-		sums[k].keep = len(sums) > 1
+		sums[k].keepOrder(len(sums) > 1, b[k+1]-b[k])
 		return sp.run(dst, b[k], b[k+1], &sums[k], nil)
 	})
 	for _, m := range sp.marksIn(len(sp.order), len(sp.order)) {
@@ -495,7 +496,7 @@ func countSessionPage(t *tree.Tree, home string, parts int) int64 {
 	par.Each(len(sizes), func(k int) {
 		bp := getScratch()
 		defer putScratch(bp)
-		sums[k].keep = len(sums) > 1
+		sums[k].keepOrder(len(sums) > 1, b[k+1]-b[k])
 		*bp = sp.run((*bp)[:0], b[k], b[k+1], &sums[k], func(dst []byte) []byte {
 			sizes[k] += int64(len(dst))
 			return dst[:0]

@@ -81,7 +81,7 @@ func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, home string, par
 	par.Each(len(sizes), func(k int) {
 		bp := getScratch()
 		defer putScratch(bp)
-		sums[k].keep = len(sums) > 1
+		sums[k].keepOrder(len(sums) > 1, b[k+1]-b[k])
 		for _, e := range path[b[k]:b[k+1]] {
 			*bp = appendSummed((*bp)[:0], e, &sums[k])
 			sizes[k] += int64(len(*bp))
