@@ -35,11 +35,56 @@ func transcript(path []*sessions.Entry, parts int) []byte {
 	return md
 }
 
+// TranscriptCount is how a path's transcript is cut into parts and each
+// part's length, as TranscriptSize counts them: TranscriptCounted renders
+// it without counting again what stat counted.
+type TranscriptCount struct {
+	bounds []int
+	sizes  []int64 // nil: one part, not counted
+}
+
+// CountTranscript counts path's transcript.
+func CountTranscript(path []*sessions.Entry) TranscriptCount {
+	return countTranscript(path, partsFor(rawBytes(path), textMinBytes))
+}
+
+func countTranscript(path []*sessions.Entry, parts int) TranscriptCount {
+	b := pathParts(path, parts)
+	return TranscriptCount{b, partSizes(path, b)}
+}
+
+// Size is the transcript's length.
+func (c TranscriptCount) Size() int64 {
+	var n int64
+	for _, k := range c.sizes {
+		n += k
+	}
+	return n
+}
+
+// Bytes is about what the count holds, for a cache.
+func (c TranscriptCount) Bytes() int64 { return int64(16*len(c.bounds) + 64) }
+
+// TranscriptCounted is Transcript(path), given path's count.
+func TranscriptCounted(path []*sessions.Entry, c TranscriptCount) []byte {
+	md, _ := transcriptParts(path, c.bounds, c.sizes)
+	return md
+}
+
 // transcriptApart is transcript, and the number of parts that did not
 // render into their place (0 unless a part's rendering outgrew its count,
 // or an append reserved more room than its part had left).
 func transcriptApart(path []*sessions.Entry, parts int) ([]byte, int) {
 	b := pathParts(path, parts)
+	if len(b) == 2 {
+		return transcriptParts(path, b, nil)
+	}
+	return transcriptParts(path, b, partSizes(path, b))
+}
+
+// transcriptParts is transcriptApart for the parts that b cuts, of the
+// given sizes.
+func transcriptParts(path []*sessions.Entry, b []int, sizes []int64) ([]byte, int) {
 	if len(b) == 2 {
 		// The text of a session is most of its bytes: one allocation of
 		// the raw size avoids regrowing a buffer several times.
@@ -49,7 +94,6 @@ func transcriptApart(path []*sessions.Entry, parts int) ([]byte, int) {
 		}
 		return dst, 0
 	}
-	sizes := partSizes(path, b)
 	offs := make([]int, len(sizes)+1)
 	for k, n := range sizes {
 		offs[k+1] = offs[k] + int(n)

@@ -42,6 +42,10 @@ func checkParts(t *testing.T, name string, p Page, c *tree.Context, path []*sess
 		if n := transcriptSize(path, k); n != int64(len(md)) {
 			t.Fatalf("%s: transcript.md counted in %d parts: %d, want %d", name, k, n, len(md))
 		}
+		// Rendered from the count stat made, in place as well.
+		if got, apart := transcriptParts(path, pathParts(path, k), countTranscript(path, k).sizes); !bytes.Equal(got, md) || apart != 0 {
+			t.Fatalf("%s: transcript.md in %d parts from its count differs (%d bytes, want %d; %d apart)", name, k, len(got), len(md), apart)
+		}
 		if n := transcriptHTMLSize(p, path, k); n != int64(len(page)) {
 			t.Fatalf("%s: transcript.html counted in %d parts: %d, want %d", name, k, n, len(page))
 		}
@@ -64,6 +68,15 @@ func checkTreeParts(t *testing.T, name string, tr *tree.Tree) {
 	for _, k := range partCounts {
 		if got := pageHTML(p, tr.LeafPath(), tr, k); !bytes.Equal(got, page) {
 			t.Fatalf("%s: the session's transcript.html in %d parts differs (%d bytes, want %d)", name, k, len(got), len(page))
+		}
+		// From its count: the same bytes, in a buffer of the exact size,
+		// each part in its place.
+		c := countSessionPage(tr, "", k)
+		got, copied := renderSessionPageIn(layoutSession(tr), c.bounds, &c)
+		room := runSlack * (len(c.bounds) - 1 + len(rowParts(len(tr.Selector(tr.FileLeafID(), tree.FilterAll).Rows))))
+		if !bytes.Equal(got, page) || c.Size() != int64(len(page)) || copied != 0 || cap(got)-len(got) > room {
+			t.Fatalf("%s: the session's transcript.html in %d parts from its count: %d bytes (cap %d, %d copied), counted %d, want %d",
+				name, k, len(got), cap(got), copied, c.Size(), len(page))
 		}
 	}
 	want := tr.Usage()

@@ -21,7 +21,9 @@ import (
 // fillRuns appends len(est) runs to dst: run k is render(k, buf) with
 // buf an empty slice of capacity est[k], which render appends to and
 // returns. more is the room to keep after the runs when dst has to grow.
-// copied counts the bytes copied into a new buffer (0 when every run fit).
+// copied counts the bytes copied into a new buffer: those of a run that
+// outgrew its region (append moved it), and the page's when it had to
+// move (0 when every run fit).
 func fillRuns(dst []byte, est []int, more int, render func(k int, buf []byte) []byte) (out []byte, copied int) {
 	total := 0
 	for _, n := range est {
@@ -48,6 +50,7 @@ func fillRuns(dst []byte, est []int, more int, render func(k int, buf []byte) []
 			copy(full[pos:], b) // down, over room left before: never past offs[k+1]
 		case pos+len(b) <= offs[k+1]:
 			copy(full[pos:], b) // an outgrown run, in the room left before it
+			copied += len(b)
 		default:
 			// No room: the page so far and the runs left go to a new buffer.
 			rest := 0

@@ -47,7 +47,41 @@ func SessionHTML(t *tree.Tree) []byte {
 // tree's rows are counted with those of tree.txt's views with home as
 // the user's home (TreeTextSizes), whichever is asked first.
 func SessionHTMLSize(t *tree.Tree, home string) int64 {
+	return CountSessionPage(t, home).Size()
+}
+
+// SessionPageCount is how a session's page is cut into parts and the
+// length of each piece, as SessionHTMLSize counts them: SessionHTMLCounted
+// renders the page into a buffer of its exact size, each part straight
+// into its place.
+type SessionPageCount struct {
+	bounds     []int
+	head, tail int64 // before the parts; after them (the last marks, the tail)
+	sizes      []int64
+	home       string // the tree's rows were counted with
+}
+
+// CountSessionPage counts t's page; home is as SessionHTMLSize's.
+func CountSessionPage(t *tree.Tree, home string) SessionPageCount {
 	return countSessionPage(t, home, 0)
+}
+
+// Size is the page's length.
+func (c SessionPageCount) Size() int64 {
+	n := c.head + c.tail
+	for _, k := range c.sizes {
+		n += k
+	}
+	return n
+}
+
+// Bytes is about what the count holds, for a cache.
+func (c SessionPageCount) Bytes() int64 { return int64(16*len(c.bounds) + 96) }
+
+// SessionHTMLCounted is SessionHTML(t), given its count.
+func SessionHTMLCounted(t *tree.Tree, c SessionPageCount) []byte {
+	page, _ := renderSessionPageIn(layoutSession(t), c.bounds, &c)
+	return page
 }
 
 // sink takes a page's pieces: appended to b, or, counting, added up in n
@@ -59,6 +93,9 @@ type sink struct {
 	copied int // bytes copied into a new buffer (see fillRuns)
 	// home is the user's home when counting: see SessionHTMLSize.
 	home string
+	// navs, when rendering, are the tree's parts' lengths as counted
+	// (nil: not counted).
+	navs []int64
 }
 
 // done ends a piece.
@@ -455,17 +492,38 @@ func (sp *sessionPage) summary(sums []partSummary) pathSummary {
 // buffer (see fillRuns).
 func renderSessionPage(t *tree.Tree, parts int) ([]byte, int) {
 	sp := layoutSession(t)
-	b := sp.parts(parts)
+	return renderSessionPageIn(sp, sp.parts(parts), nil)
+}
+
+// runSlack is the room a run counted exactly is given besides its length:
+// a run appends markup it takes back when what follows is empty, and
+// must not outgrow its region meanwhile.
+const runSlack = 4 << 10
+
+// renderSessionPageIn renders sp's page cut where b says, into a buffer
+// of the size c counted (nil: of the parts' estimates).
+func renderSessionPageIn(sp *sessionPage, b []int, c *SessionPageCount) ([]byte, int) {
 	est := make([]int, len(b)-1)
 	total := sp.headCap()
+	more := sp.tailCap()
+	var navs []int64
+	if c != nil {
+		// The tree's rows counted with the page: the room after the
+		// entries is theirs.
+		navs = sizesOfRows(sp.all, c.home).navs
+		total, more = int(c.head), int(c.tail)+runSlack*len(navs)
+	}
 	for k := range est {
-		est[k] = htmlCap(sp.order[b[k]:b[k+1]])
-		for _, m := range sp.marksIn(b[k], b[k+1]) {
-			est[k] += len(m.html)
+		if c != nil {
+			est[k] = int(c.sizes[k]) + runSlack
+		} else {
+			est[k] = htmlCap(sp.order[b[k]:b[k+1]])
+			for _, m := range sp.marksIn(b[k], b[k+1]) {
+				est[k] += len(m.html)
+			}
 		}
 		total += est[k]
 	}
-	more := sp.tailCap()
 	dst := sp.head(hugemem.Bytes(0, total+more))
 	start := dst
 	sums := make([]partSummary, len(est))
@@ -476,19 +534,22 @@ func renderSessionPage(t *tree.Tree, parts int) ([]byte, int) {
 	for _, m := range sp.marksIn(len(sp.order), len(sp.order)) {
 		dst = append(dst, m.html...)
 	}
-	k := sink{b: dst}
+	k := sink{b: dst, navs: navs}
 	sp.tail(&k, sp.summary(sums))
 	dst = k.b
 	copied += k.copied
 	if copied == 0 && &dst[0] != &start[:1][0] {
 		copied = len(dst) // an append outgrew the buffer
 	}
+	if c != nil {
+		return dst, copied // at most runSlack a run unused
+	}
 	return fitted(dst, copied)
 }
 
-// countSessionPage is len(renderSessionPage(t, parts)), counted a piece
+// countSessionPage is the count of renderSessionPage(t, parts), a piece
 // at a time; home is as SessionHTMLSize's.
-func countSessionPage(t *tree.Tree, home string, parts int) int64 {
+func countSessionPage(t *tree.Tree, home string, parts int) SessionPageCount {
 	sp := layoutSession(t)
 	b := sp.parts(parts)
 	sizes := make([]int64, len(b)-1)
@@ -506,18 +567,15 @@ func countSessionPage(t *tree.Tree, home string, parts int) int64 {
 	bp := getScratch()
 	defer putScratch(bp)
 	*bp = sp.head((*bp)[:0])
-	n := int64(len(*bp))
+	c := SessionPageCount{bounds: b, head: int64(len(*bp)), sizes: sizes, home: home}
 	for _, m := range sp.marksIn(len(sp.order), len(sp.order)) {
-		n += int64(len(m.html))
+		c.tail += int64(len(m.html))
 	}
 	k := sink{b: (*bp)[:0], count: true, home: home}
 	sp.tail(&k, sp.summary(sums))
 	*bp = k.b
-	n += k.n
-	for _, s := range sizes {
-		n += s
-	}
-	return n
+	c.tail += k.n
+	return c
 }
 
 // navRowCap is about the size of a row of the tree: its indentation (at
@@ -546,6 +604,10 @@ func appendTreeNav(s *sink, t *tree.Tree, all *tree.Selector) {
 		b := rowParts(len(all.Rows))
 		est := make([]int, len(b)-1)
 		for k := range est {
+			if len(s.navs) == len(est) {
+				est[k] = int(s.navs[k]) + runSlack
+				continue
+			}
 			for i := b[k]; i < b[k+1]; i++ {
 				est[k] += navRowCap(&all.Rows[i])
 			}

@@ -37,11 +37,7 @@ func TranscriptSize(path []*sessions.Entry) int64 {
 }
 
 func transcriptSize(path []*sessions.Entry, parts int) int64 {
-	var n int64
-	for _, k := range partSizes(path, pathParts(path, parts)) {
-		n += k
-	}
-	return n
+	return countTranscript(path, parts).Size()
 }
 
 // partSizes are the lengths of the transcripts of the parts of path that
@@ -73,7 +69,7 @@ func transcriptHTMLSize(p Page, path []*sessions.Entry, parts int) int64 {
 // time; home is as SessionHTMLSize's.
 func pageHTMLSize(p Page, path []*sessions.Entry, t *tree.Tree, home string, parts int) int64 {
 	if t != nil {
-		return countSessionPage(t, home, parts)
+		return countSessionPage(t, home, parts).Size()
 	}
 	b := pathParts(path, parts)
 	sizes := make([]int64, len(b)-1)

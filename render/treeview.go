@@ -166,6 +166,7 @@ func TreeViewSizes(t *tree.Tree, leaf string, home string, loc *time.Location, n
 type rowSizes struct {
 	body []int64
 	nav  int64
+	navs []int64 // nav's parts', cut as rowParts cuts the rows
 }
 
 // rowSizesKey is the key of rowSizes in a selector's Memo.
@@ -204,6 +205,7 @@ func countRows(all *tree.Selector, home string) *rowSizes {
 	for _, n := range navs {
 		rs.nav += n
 	}
+	rs.navs = navs
 	return rs
 }
 

@@ -118,6 +118,16 @@ func TestSizeBeforeContent(t *testing.T) {
 				}
 			}
 			s.with(func(ss *session) error {
+				if _, ok := ss.Held(sessionPageCountKey); !ok {
+					t.Errorf("%s/%s: transcript.html: no count kept for its read", p, f.Name)
+				}
+				// The read renders transcript.md from the count stat made
+				// (a branch's at the leaf is the session's).
+				for _, at := range append([]string{""}, ids...) {
+					if _, ok := ss.Held(transcriptCountKey(at)); !ok && (at == "" || at != ss.Tree.LeafID()) {
+						t.Errorf("%s/%s: transcript.md at %q: no count kept for its read", p, f.Name, at)
+					}
+				}
 				for _, sv := range vs {
 					if b, ok := ss.Held(sv.key); ok && sv.key != infoName {
 						if _, isBytes := b.([]byte); isBytes {
