@@ -113,9 +113,9 @@ type Index struct {
 	maxRanked, byFileAfter int
 	// fts5Prefixes leaves every prefix to FTS5 (tests compare).
 	fts5Prefixes bool
-	// noMerge leaves the segments as FTS5's automerge leaves them
-	// (tests compare; set before Start).
-	noMerge bool
+	// noMerge leaves the segments as FTS5's automerge leaves them,
+	// noTidy merges them only into one (tests compare; set before Start).
+	noMerge, noTidy bool
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
@@ -301,6 +301,13 @@ func (x *Index) open() error {
 	// words table): an index made without it gets it as it is.
 	if _, err := tx.Exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ` + tableTerms + ` USING fts5vocab(` + tableWords + `, row)`); err != nil {
 		return err
+	}
+	// The builder's 'merge' commands merge a level of two segments (see
+	// tidy.go); FTS5's own merges keep their settings.
+	for _, t := range []string{tableTri, tableWords} {
+		if _, err := tx.Exec(`INSERT INTO ` + t + `(` + t + `, rank) VALUES('usermerge', 2)`); err != nil {
+			return err
+		}
 	}
 	if x.o.hashSize > 0 {
 		for _, t := range []string{"tri", "words"} {

@@ -41,6 +41,8 @@ type merging struct {
 	started time.Time
 	first   bool
 	steps   int
+	// tidy are the tables left to tidy (tidy.go), the first under way.
+	tidy []string
 }
 
 // mergeWanted tells whether a table whose segments have these sizes
@@ -109,7 +111,7 @@ func (x *Index) mergeStep(table string, pages int) (bool, error) {
 func (b *builder) merge() bool {
 	x, m := b.x, &b.merging
 	b.commit() // the writer's one connection is the steps'
-	if len(m.tables) == 0 {
+	if len(m.tables) == 0 && len(m.tidy) == 0 {
 		if m.checked == b.batch.commits+1 {
 			return false
 		}
@@ -124,13 +126,28 @@ func (b *builder) merge() bool {
 			if mergeWanted(sizes) {
 				m.tables = append(m.tables, t)
 				counts = append(counts, fmt.Sprintf("%s %d", t, len(sizes)))
+			} else {
+				m.tidy = append(m.tidy, t)
 			}
 		}
-		if len(m.tables) == 0 {
-			return false
+		if len(m.tables) > 0 {
+			m.started, m.first, m.steps = time.Now(), true, 0
+			x.log("search index: merging segments into one (" + strings.Join(counts, ", ") + ")")
 		}
-		m.started, m.first, m.steps = time.Now(), true, 0
-		x.log("search index: merging segments into one (" + strings.Join(counts, ", ") + ")")
+	}
+	if len(m.tables) == 0 {
+		for len(m.tidy) > 0 && !x.noTidy {
+			did, err := x.tidyStep(m.tidy[0])
+			if err != nil {
+				x.log(fmt.Sprintf("search index: tidying %s: %v", m.tidy[0], err))
+			}
+			if did && err == nil {
+				return true
+			}
+			m.tidy = m.tidy[1:]
+		}
+		m.tidy = nil
+		return false
 	}
 	t := m.tables[0]
 	pages := mergePages

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -119,4 +120,111 @@ func TestMerge(t *testing.T) {
 	if got := find(t, x, "okapi"); len(got) != 1 {
 		t.Fatalf("appended entry: %q", got)
 	}
+}
+
+// TestTidy: after the merge into one, each append told writes a segment
+// of its own; tidying keeps them to a few, where FTS5 alone lets them add
+// up, and never rewrites the largest segment.
+func TestTidy(t *testing.T) {
+	for _, tidy := range []bool{true, false} {
+		store := t.TempDir()
+		files, err := gen.Store(store, gen.StoreSpec{Sessions: 80, Projects: 2, Seed: 6, MinEntries: 20, MaxExtra: 40, AvgBytes: 400})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := openIndex(t, store, Options{})
+		x.noTidy = !tidy
+		idx := build(t, x, store)
+		structure := func() []ftsLevel {
+			var rec []byte
+			if err := x.w.QueryRow(`SELECT block FROM `+tableTri+`_data WHERE id = ?`, structureID).Scan(&rec); err != nil {
+				t.Fatal(err)
+			}
+			levels, err := parseStructure(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, l := range levels {
+				n += len(l.sizes)
+			}
+			if sizes, _ := x.segments(tableTri); len(sizes) != n {
+				t.Fatalf("the structure has %d segments, %%_idx %d", n, len(sizes))
+			}
+			return levels
+		}
+		largest := func(levels []ftsLevel) int64 {
+			l := levels[largestLevel(levels)]
+			return slices.Max(l.sizes)
+		}
+		s0, big := x.Stats(), largest(structure())
+		path := filepath.Join(store, files[1].Path)
+		for i := range 12 {
+			appendLines(t, path, fmt.Sprintf(`{"type":"message","id":"t%07d","parentId":null,"timestamp":"2025-05-02T01:00:00.000Z","message":{"role":"user","content":"appended text %d","timestamp":1}}`, i, i))
+			follow(t, x, idx, path)
+		}
+		levels := structure()
+		n := 0
+		for _, l := range levels {
+			n += len(l.sizes)
+		}
+		s := x.Stats()
+		t.Logf("tidy %v: %d segments after 12 appends, %d merge steps", tidy, n, s.MergeSteps-s0.MergeSteps)
+		if tidy && s.Merges != s0.Merges || largest(levels) != big {
+			t.Fatalf("tidy %v: the largest segment rewritten (%d pages, was %d; %+v)", tidy, largest(levels), big, s)
+		}
+		if tidy && (n > 3 || s.MergeSteps == s0.MergeSteps) {
+			t.Fatalf("tidied: %d segments after 12 appends (%+v)", n, levels)
+		}
+		if !tidy && n < 10 {
+			t.Fatalf("FTS5 alone: %d segments after 12 appends, want many (%+v)", n, levels)
+		}
+		if got := find(t, x, "appended"); len(got) != 12 {
+			t.Fatalf("tidy %v: %d appended entries found", tidy, len(got))
+		}
+	}
+}
+
+func TestNextMerged(t *testing.T) {
+	lv := func(merging int, n int) ftsLevel { return ftsLevel{merging, make([]int64, n)} }
+	for _, c := range []struct {
+		levels []ftsLevel
+		next   int
+		tidy   bool
+	}{
+		{[]ftsLevel{lv(0, 1), lv(0, 0), lv(0, 1)}, -1, false},
+		{[]ftsLevel{lv(0, 2), lv(0, 0), lv(0, 1)}, 0, true},
+		{[]ftsLevel{lv(0, 1), lv(0, 3), lv(0, 1)}, 1, false},
+		{[]ftsLevel{lv(0, 1), lv(0, 4), lv(0, 1)}, 1, true},
+		{[]ftsLevel{lv(0, 2), lv(0, 0), lv(0, 3)}, 2, false}, // the largest's level has the most
+		{[]ftsLevel{lv(0, 1), lv(2, 3), lv(0, 1)}, 1, true},  // a merge under way, below the largest
+		{[]ftsLevel{lv(0, 2), lv(2, 3), lv(0, 1)}, 0, true},  // a level below it holds as many
+	} {
+		for i := range c.levels {
+			for k := range c.levels[i].sizes {
+				c.levels[i].sizes[k] = 1
+			}
+		}
+		last := len(c.levels) - 1
+		c.levels[last].sizes[0] = 100
+		if got := nextMerged(c.levels); got != c.next {
+			t.Errorf("%v: next %d, want %d", c.levels, got, c.next)
+		}
+		if got := tidyWanted(c.levels); got != c.tidy {
+			t.Errorf("%v: tidy %v, want %v", c.levels, got, c.tidy)
+		}
+	}
+}
+
+// FuzzStructure: any bytes as a structure record give levels or an
+// error, never a panic.
+func FuzzStructure(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 1, 1, 5, 0, 1, 3, 1, 4})
+	f.Add([]byte{0, 0, 0, 0, 0xff, 0, 0, 1, 1, 1, 5, 0, 1, 3, 1, 4, 0, 0, 0, 0, 9})
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		if levels, err := parseStructure(rec); err == nil {
+			nextMerged(levels)
+			tidyWanted(levels)
+		}
+	})
 }
