@@ -154,7 +154,14 @@ func (b *builder) merge() bool {
 	if m.first {
 		pages = -pages
 	}
-	more, err := x.mergeStep(t, pages)
+	_, err := x.mergeStep(t, pages)
+	more := false
+	if err == nil {
+		// Done once no merge is under way: a further 'merge' would start
+		// another, of segments written meanwhile, and could climb up to
+		// the one just made.
+		more, err = x.mergeUnderWay(t)
+	}
 	if err != nil {
 		// Left for the next time something is committed; FTS5 goes on
 		// with a merge begun.

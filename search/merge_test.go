@@ -228,3 +228,56 @@ func FuzzStructure(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeUnderWay: a merge begun is under way until its last step, and
+// then over, with the segments written meanwhile left to themselves.
+func TestMergeUnderWay(t *testing.T) {
+	store := t.TempDir()
+	files, err := gen.Store(store, gen.StoreSpec{Sessions: 30, Projects: 2, Seed: 8, MinEntries: 20, MaxExtra: 40, AvgBytes: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := openIndex(t, store, Options{BatchBytes: 4 << 10})
+	x.noMerge = true
+	idx := build(t, x, store)
+	if going, err := x.mergeUnderWay(tableTri); err != nil || going {
+		t.Fatalf("before: under way %v, %v", going, err)
+	}
+	if _, err := x.mergeStep(tableTri, -2); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(store, files[0].Path)
+	steps := 0
+	for ; ; steps++ {
+		going, err := x.mergeUnderWay(tableTri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !going {
+			break
+		}
+		if steps == 1 || steps == 2 {
+			// Segments written meanwhile: each append told, one.
+			appendLines(t, path, fmt.Sprintf(`{"type":"message","id":"u%07d","parentId":null,"timestamp":"2025-05-02T01:00:00.000Z","message":{"role":"user","content":"meanwhile %d","timestamp":1}}`, steps, steps))
+			follow(t, x, idx, path)
+		}
+		if _, err := x.mergeStep(tableTri, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	levels, err := x.structure(tableTri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range levels {
+		n += len(l.sizes)
+	}
+	if steps < 3 || n != 3 {
+		t.Fatalf("after %d steps: %d segments (%+v), want the merged one and the two written meanwhile", steps, n, levels)
+	}
+	// Why the builder stops there: a further 'merge' starts another.
+	if more, err := x.mergeStep(tableTri, 2); err != nil || !more {
+		t.Fatalf("a further merge: %v, %v", more, err)
+	}
+}

@@ -143,14 +143,33 @@ func tidyWanted(levels []ftsLevel) bool {
 	return l.merging > 0 || lvl == 0 || len(l.sizes) >= 4
 }
 
+// structure reads a table's levels.
+func (x *Index) structure(table string) ([]ftsLevel, error) {
+	var rec []byte
+	if err := x.w.QueryRow(`SELECT block FROM `+table+`_data WHERE id = ?`, structureID).Scan(&rec); err != nil {
+		return nil, err
+	}
+	return parseStructure(rec)
+}
+
+// mergeUnderWay tells whether a merge of table's segments is under way.
+func (x *Index) mergeUnderWay(table string) (bool, error) {
+	levels, err := x.structure(table)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range levels {
+		if l.merging > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // tidyStep does one page of the next tidying merge of table (see above),
 // and tells whether there was one.
 func (x *Index) tidyStep(table string) (bool, error) {
-	var rec []byte
-	if err := x.w.QueryRow(`SELECT block FROM `+table+`_data WHERE id = ?`, structureID).Scan(&rec); err != nil {
-		return false, err
-	}
-	levels, err := parseStructure(rec)
+	levels, err := x.structure(table)
 	if err != nil || !tidyWanted(levels) {
 		return false, err
 	}
