@@ -180,26 +180,14 @@ type transcriptFile struct{ pathView }
 func newTranscriptFile(s sessionRef, at string, branch bool) *transcriptFile {
 	f := &transcriptFile{pathView: pathView{inSession{s}, at, branch, transcriptName, func(ss *session, at string) []byte {
 		path := pathOf(s.v, ss, at)
-		if c, ok := ss.Held(transcriptCountKey(at)); ok {
-			return render.TranscriptCounted(path, c.(render.TranscriptCount))
+		if c, ok := cache.HeldTranscriptCount(ss, at); ok {
+			return render.TranscriptCounted(path, c)
 		}
 		return render.Transcript(path)
 	}, func(ss *session, at string) int64 {
-		return transcriptCount(s.v, ss, at, pathOf(s.v, ss, at)).Size()
+		return cache.TranscriptCount(s.v.cache, ss, at, pathOf(s.v, ss, at)).Size()
 	}}}
 	return f
-}
-
-func transcriptCountKey(at string) string { return "transcript count\x00" + at }
-
-// transcriptCount is the count of the transcript of path, the path to at,
-// kept with the session's version, so that a read after a stat renders
-// the transcript without counting again what the stat counted (a read
-// whose size was known without counting renders as it goes).
-func transcriptCount(v *View, ss *session, at string, path []*sessions.Entry) render.TranscriptCount {
-	return cache.Rendered(v.cache, ss, transcriptCountKey(at), render.TranscriptCount.Bytes, func() render.TranscriptCount {
-		return render.CountTranscript(path)
-	})
 }
 
 // followed is where an open transcript stands: the version of the file it
@@ -274,32 +262,19 @@ type htmlFile struct{ pathView }
 func newHTMLFile(s sessionRef, at string, branch bool) *htmlFile {
 	f := &htmlFile{pathView: pathView{inSession{s}, at, branch, htmlName, func(ss *session, at string) []byte {
 		if !branch {
-			if c, ok := ss.Held(sessionPageCountKey); ok {
-				return render.SessionHTMLCounted(ss.Tree, c.(render.SessionPageCount))
+			if c, ok := cache.HeldSessionPageCount(ss); ok {
+				return render.SessionHTMLCounted(ss.Tree, c)
 			}
 			return render.SessionHTML(ss.Tree)
 		}
 		return render.TranscriptHTML(render.PageOf(ss.Tree), pathOf(s.v, ss, at))
 	}, func(ss *session, at string) int64 {
 		if !branch {
-			return sessionPageCount(s.v, ss).Size()
+			return cache.SessionPageCount(s.v.cache, ss, s.v.opts.Home).Size()
 		}
 		return render.TranscriptHTMLSize(render.PageOf(ss.Tree), pathOf(s.v, ss, at))
 	}}}
 	return f
-}
-
-// sessionPageCountKey is the key of the session page's count.
-const sessionPageCountKey = "html count"
-
-// sessionPageCount is the count of the session's page, kept with its
-// version, so that a read after a stat renders the page into a buffer of
-// the size the stat counted (one whose size was known without counting
-// renders into one of its estimated size).
-func sessionPageCount(v *View, ss *session) render.SessionPageCount {
-	return cache.Rendered(v.cache, ss, sessionPageCountKey, render.SessionPageCount.Bytes, func() render.SessionPageCount {
-		return render.CountSessionPage(ss.Tree, v.opts.Home)
-	})
 }
 
 // nameFile reads the session's name (an empty line when unnamed).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pifs/pifs/cache"
 	"github.com/pifs/pifs/internal/gen"
 )
 
@@ -118,13 +119,13 @@ func TestSizeBeforeContent(t *testing.T) {
 				}
 			}
 			s.with(func(ss *session) error {
-				if _, ok := ss.Held(sessionPageCountKey); !ok {
+				if _, ok := cache.HeldSessionPageCount(ss); !ok {
 					t.Errorf("%s/%s: transcript.html: no count kept for its read", p, f.Name)
 				}
 				// The read renders transcript.md from the count stat made
 				// (a branch's at the leaf is the session's).
 				for _, at := range append([]string{""}, ids...) {
-					if _, ok := ss.Held(transcriptCountKey(at)); !ok && (at == "" || at != ss.Tree.LeafID()) {
+					if _, ok := cache.HeldTranscriptCount(ss, at); !ok && (at == "" || at != ss.Tree.LeafID()) {
 						t.Errorf("%s/%s: transcript.md at %q: no count kept for its read", p, f.Name, at)
 					}
 				}
