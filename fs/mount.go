@@ -469,7 +469,8 @@ func openSearch(o Options, store string, budget *int64) (idx *search.Index, off 
 		return nil, ""
 	}
 	idx, err := search.Open(search.Options{Dir: o.SearchDir, Store: store, Touches: touches,
-		CacheKiB: int(searchCacheKiB(o.CacheBytes)), Log: func(msg string) { o.Logger.Warn(msg) }})
+		CacheKiB: int(searchCacheKiB(o.CacheBytes)), Log: func(msg string) { o.Logger.Warn(msg) },
+		Info: func(msg string) { o.Logger.Info(msg) }})
 	if err != nil {
 		hint := "check the folder, or mount with --index none"
 		if errors.Is(err, search.ErrInUse) {

@@ -50,8 +50,9 @@ type Options struct {
 	// (read, wrote, edited), for TouchedBy and TouchedUnder. cwd is the
 	// session header's.
 	Touches func(e *sessions.Entry, cwd string) []Touch
-	// Log is told what the index could not do (optional).
-	Log func(msg string)
+	// Log is told what the index could not do, Info what it did of note
+	// (both optional).
+	Log, Info func(msg string)
 	// CacheKiB bounds SQLite's page cache of the builder's connection
 	// (default 8 MiB); the two connections of queries have 2 MiB each,
 	// the two reading a project's sessions ahead of a pass 8 MiB.
@@ -350,6 +351,12 @@ func (x *Index) loadFiles() error {
 func (x *Index) log(msg string) {
 	if x.o.Log != nil {
 		x.o.Log(msg)
+	}
+}
+
+func (x *Index) info(msg string) {
+	if x.o.Info != nil {
+		x.o.Info(msg)
 	}
 }
 

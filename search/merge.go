@@ -132,7 +132,7 @@ func (b *builder) merge() bool {
 		}
 		if len(m.tables) > 0 {
 			m.started, m.first, m.steps = time.Now(), true, 0
-			x.log("search index: merging segments into one (" + strings.Join(counts, ", ") + ")")
+			x.info("search index: merging segments into one (" + strings.Join(counts, ", ") + ")")
 		}
 	}
 	if len(m.tables) == 0 {
@@ -174,7 +174,7 @@ func (b *builder) merge() bool {
 	if !more {
 		m.tables, m.first = m.tables[1:], true
 		if len(m.tables) == 0 {
-			x.log(fmt.Sprintf("search index: segments merged in %d steps, %s", m.steps, time.Since(m.started).Round(time.Millisecond)))
+			x.info(fmt.Sprintf("search index: segments merged in %d steps, %s", m.steps, time.Since(m.started).Round(time.Millisecond)))
 			x.stats.merges.Add(1)
 		}
 	}

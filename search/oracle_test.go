@@ -72,6 +72,7 @@ func openIndex(t testing.TB, store string, o Options) *Index {
 	}
 	o.Store = store
 	o.Log = func(m string) { t.Log(m) }
+	o.Info = o.Log
 	x, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

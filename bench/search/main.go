@@ -424,7 +424,7 @@ func hits(r *search.Result) string {
 }
 
 func open(store, dir string) *search.Index {
-	x, err := search.Open(search.Options{Dir: dir, Store: store, Log: func(m string) { log.Print(m) }})
+	x, err := search.Open(search.Options{Dir: dir, Store: store, Log: func(m string) { log.Print(m) }, Info: func(m string) { log.Print(m) }})
 	if err != nil {
 		log.Fatal(err)
 	}
