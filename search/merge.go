@@ -59,26 +59,6 @@ func mergeWanted(sizes []int64) bool {
 	return (sum-big)*mergeFraction >= big
 }
 
-// segments are the sizes of a table's segments: the last leaf page's
-// number of each, as its %_idx table holds it (twice the page count,
-// give or take).
-func (x *Index) segments(table string) ([]int64, error) {
-	rows, err := x.w.Query(`SELECT max(pgno) FROM ` + table + `_idx GROUP BY segid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var sizes []int64
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		sizes = append(sizes, n)
-	}
-	return sizes, rows.Err()
-}
-
 // mergeStep writes up to |pages| pages of a merge of table's segments,
 // in a transaction of its own: a negative count starts a merge of all of
 // them, a positive one goes on with it. It tells whether there is more
@@ -118,7 +98,11 @@ func (b *builder) merge() bool {
 		m.checked = b.batch.commits + 1
 		var counts []string
 		for _, t := range []string{tableTri, tableWords} {
-			sizes, err := x.segments(t)
+			levels, err := x.structure(t)
+			var sizes []int64
+			for _, l := range levels {
+				sizes = append(sizes, l.sizes...)
+			}
 			if err != nil {
 				x.log(fmt.Sprintf("search index: the segments of %s: %v", t, err))
 				continue

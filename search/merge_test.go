@@ -281,3 +281,23 @@ func TestMergeUnderWay(t *testing.T) {
 		t.Fatalf("a further merge: %v, %v", more, err)
 	}
 }
+
+// segments are the sizes of a table's segments as its %_idx table gives
+// them: the last leaf page's number of each (twice the page count, give
+// or take), read apart from the structure record the builder reads.
+func (x *Index) segments(table string) ([]int64, error) {
+	rows, err := x.w.Query(`SELECT max(pgno) FROM ` + table + `_idx GROUP BY segid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var sizes []int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, rows.Err()
+}

@@ -62,7 +62,7 @@ func (x *Index) wordsBetween(ctx context.Context, lo, hi string, most int) ([]st
 		}
 		x.stats.rows.Add(1)
 		err := pageTerms(page, func(term []byte) {
-			if bytes.Compare(term, klo) >= 0 && bytes.Compare(term, khi) < 0 && !seen[string(term[1:])] {
+			if bytes.Compare(term, klo) >= 0 && bytes.Compare(term, khi) < 0 {
 				seen[string(term[1:])] = true
 			}
 		})
