@@ -211,11 +211,16 @@ func (b *builder) run() {
 			b.mu.Lock()
 			b.progress.Complete = len(b.queue) == 0 && len(b.sweep) == 0
 			b.mu.Unlock()
-			if !b.x.noMerge && b.merge() {
-				continue
+			var settle <-chan time.Time
+			if !b.x.noMerge {
+				if wait := b.mergeWait(); wait > 0 {
+					settle = time.After(wait)
+				} else if b.merge() {
+					continue
+				}
 			}
 			b.mu.Lock()
-			if len(b.queue) == 0 && len(b.sweep) == 0 {
+			if settle == nil && len(b.queue) == 0 && len(b.sweep) == 0 {
 				select {
 				case <-b.idle:
 				default:
@@ -225,6 +230,7 @@ func (b *builder) run() {
 			b.mu.Unlock()
 			select {
 			case <-b.wake:
+			case <-settle:
 			case <-b.quit:
 				return
 			}
@@ -633,7 +639,9 @@ type batch struct {
 	done int64
 	// onCommit is told the bytes a commit made indexed.
 	onCommit func(int64)
-	commits  int
+	// commits counts the commits, committed is when the last was made.
+	commits   int
+	committed time.Time
 
 	insEntry, insTri, insWords, insTool, insLabel, insName, insTouch, insModel, delTri, delWords *sql.Stmt
 }
@@ -688,6 +696,7 @@ func (b *batch) commit() error {
 	}
 	b.tx = nil
 	b.commits++
+	b.committed = time.Now()
 	x := b.x
 	defer x.gen.Add(1)
 	defer x.updated.Store(max(time.Now().UnixNano(), x.updated.Load()+1))

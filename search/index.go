@@ -117,6 +117,8 @@ type Index struct {
 	// noMerge leaves the segments as FTS5's automerge leaves them,
 	// noTidy merges them only into one (tests compare; set before Start).
 	noMerge, noTidy bool
+	// mergeSettle is mergeSettle (tests set 0).
+	mergeSettle time.Duration
 	// testHook, when set, is told of each batch committed.
 	testHook func(path string, batch int)
 
@@ -197,7 +199,7 @@ func Open(o Options) (*Index, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked, byFileAfter: fileByFile, opened: time.Now()}
+	x := &Index{o: o, path: FileName(o.Dir, o.Store), files: map[int64]*fileRow{}, paths: map[string]*fileRow{}, racyWindow: racyWindow, maxRanked: MaxRanked, byFileAfter: fileByFile, mergeSettle: mergeSettle, opened: time.Now()}
 	// One mount at a time builds and reads an index.
 	lock, err := os.OpenFile(x.path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {

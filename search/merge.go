@@ -86,6 +86,21 @@ func (x *Index) mergeStep(table string, pages int) (bool, error) {
 	return after-before >= 2, nil
 }
 
+// mergeSettle is how long after its last commit the builder waits before
+// it looks for segments to merge: while pi appends, a turn at a time,
+// merges wait for a pause instead of running between the commits.
+const mergeSettle = time.Second
+
+// mergeWait is how long the builder still waits before it looks for
+// segments to merge (0: it looks now); a merge under way goes on at once.
+func (b *builder) mergeWait() time.Duration {
+	m := &b.merging
+	if len(m.tables) > 0 || len(m.tidy) > 0 || m.checked == b.batch.commits+1 {
+		return 0
+	}
+	return b.x.mergeSettle - time.Since(b.batch.committed)
+}
+
 // merge does one step of merging the text tables (see above) and tells
 // whether it did; false when there is nothing to merge.
 func (b *builder) merge() bool {

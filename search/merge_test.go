@@ -301,3 +301,27 @@ func (x *Index) segments(table string) ([]int64, error) {
 	}
 	return sizes, rows.Err()
 }
+
+// TestMergeWait: after a commit, the builder looks for segments to merge
+// only once mergeSettle has passed without another; a merge under way,
+// or nothing new to look at, does not wait.
+func TestMergeWait(t *testing.T) {
+	x := &Index{mergeSettle: time.Second}
+	b := &builder{x: x, batch: &batch{commits: 3, committed: time.Now()}}
+	if w := b.mergeWait(); w <= 0 || w > time.Second {
+		t.Errorf("just after a commit: wait %v, want up to a second", w)
+	}
+	b.batch.committed = time.Now().Add(-2 * time.Second)
+	if w := b.mergeWait(); w > 0 {
+		t.Errorf("two seconds after a commit: wait %v", w)
+	}
+	b.batch.committed = time.Now()
+	b.merging.checked = b.batch.commits + 1
+	if w := b.mergeWait(); w != 0 {
+		t.Errorf("looked already since the commit: wait %v", w)
+	}
+	b.merging.checked, b.merging.tables = 0, []string{tableTri}
+	if w := b.mergeWait(); w != 0 {
+		t.Errorf("a merge under way: wait %v", w)
+	}
+}

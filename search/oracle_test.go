@@ -78,6 +78,7 @@ func openIndex(t testing.TB, store string, o Options) *Index {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { x.Close() })
+	x.mergeSettle = 0
 	return x
 }
 
