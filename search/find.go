@@ -450,6 +450,15 @@ func (s *passRows) readFiles(files []int64) *fileRows {
 	var next atomic.Int64
 	for range min(readerConns, runtime.GOMAXPROCS(0)) {
 		go func() {
+			// Each reader prepares the statement once for all its files
+			// (compiling it again for each cost a tenth of a project's
+			// search).
+			var stmt *sql.Stmt
+			defer func() {
+				if stmt != nil {
+					stmt.Close()
+				}
+			}()
 			for {
 				// The token first, then the file: the files read ahead are
 				// always the next ones the pass takes.
@@ -462,7 +471,14 @@ func (s *passRows) readFiles(files []int64) *fileRows {
 				if i >= len(files) {
 					return
 				}
-				rows, err := s.readFile(ctx, files[i])
+				if stmt == nil {
+					var err error
+					if stmt, err = s.x.rf.PrepareContext(ctx, s.c.inFile); err != nil {
+						fr.results[i] <- fileResult{nil, err}
+						return
+					}
+				}
+				rows, err := s.readFile(ctx, stmt, files[i])
 				fr.results[i] <- fileResult{rows, err}
 			}
 		}()
@@ -481,9 +497,10 @@ func (fr *fileRows) next() ([]passRow, bool, error) {
 	return r.rows, r.err == nil, r.err
 }
 
-// readFile reads one file's rows, oldest first.
-func (s *passRows) readFile(ctx context.Context, f int64) ([]passRow, error) {
-	rows, err := s.x.queryOn(ctx, s.x.rf, s.c.inFile, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
+// readFile reads one file's rows, oldest first, with stmt (c.inFile).
+func (s *passRows) readFile(ctx context.Context, stmt *sql.Stmt, f int64) ([]passRow, error) {
+	s.x.stats.statements.Add(1)
+	rows, err := stmt.QueryContext(ctx, append(s.c.args[:len(s.c.args):len(s.c.args)], rowid(f, 0), rowid(f, 1<<32-1))...)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/pifs/pifs/sessions"
-
-	_ "modernc.org/sqlite" // SQLite with FTS5, in Go
 )
 
 // The readers' connections: queries beyond them wait their turn. A
@@ -99,6 +97,9 @@ type Index struct {
 	// w is the builder's connection (the only writer), r the readers',
 	// rf those that read a project's files ahead of a pass.
 	w, r, rf *sql.DB
+	// unstable counts connections without the planner's stability
+	// guarantee (see planner.go).
+	unstable atomic.Int64
 	// lock is held while the index is open (see ErrInUse).
 	lock *os.File
 
@@ -252,20 +253,14 @@ func (x *Index) open() error {
 	u := url.URL{Scheme: "file", Path: x.path}
 	dsn := u.String() + "?_busy_timeout=10000"
 	var err error
-	if x.w, err = sql.Open("sqlite", fmt.Sprintf("%s&_pragma=cache_size(-%d)&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate", dsn, x.o.CacheKiB)); err != nil {
-		return err
-	}
+	x.w = stableDB(fmt.Sprintf("%s&_pragma=cache_size(-%d)&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate", dsn, x.o.CacheKiB), x.connected)
 	x.w.SetMaxOpenConns(1)
 	// Queries share readerConns connections, each with a smaller cache
 	// (the kernel's page cache holds the file too).
-	if x.r, err = sql.Open("sqlite", fmt.Sprintf("%s&_pragma=cache_size(-%d)&_query_only=1", dsn, readerCacheKiB)); err != nil {
-		return err
-	}
+	x.r = stableDB(fmt.Sprintf("%s&_pragma=cache_size(-%d)&_query_only=1", dsn, readerCacheKiB), x.connected)
 	x.r.SetMaxOpenConns(readerConns)
 	x.r.SetMaxIdleConns(readerConns)
-	if x.rf, err = sql.Open("sqlite", fmt.Sprintf("%s&_pragma=cache_size(-%d)&_query_only=1", dsn, filesCacheKiB)); err != nil {
-		return err
-	}
+	x.rf = stableDB(fmt.Sprintf("%s&_pragma=cache_size(-%d)&_query_only=1", dsn, filesCacheKiB), x.connected)
 	x.rf.SetMaxOpenConns(readerConns)
 	x.rf.SetMaxIdleConns(readerConns)
 	ctx := context.Background()
