@@ -192,7 +192,7 @@ func measure(name string, spec gen.StoreSpec, work string, runs int, add func(ro
 
 	idxDir := filepath.Join(work, name+"-index")
 	if reuse {
-		queryRows(name, dir, idxDir, runs, add)
+		queryRows(name, dir, idxDir, runs, add, "", true)
 		return
 	}
 
@@ -207,25 +207,32 @@ func measure(name string, spec gen.StoreSpec, work string, runs int, add func(ro
 	r := self("child-build", dir, idxDir)
 	add(row{name, "remount, unchanged store", ms(r.wall), "ms", fmt.Sprintf("cpu %s ms, peak RSS %.0f MB; %s", ms(r.cpu), r.rssMB, r.out)})
 
-	queryRows(name, dir, idxDir, runs, add)
+	queryRows(name, dir, idxDir, runs, add, "", true)
 
-	// Appends with the index on.
+	// Appends with the index on, then the queries again: the index as pi
+	// leaves it between merges (the appended text beside the merged
+	// segment; the appends are cut from the file again, their rows
+	// deleted).
 	a := self("child-append", dir, idxDir, "20")
 	add(row{name, "append of one entry, indexed (20 appends)", strings.TrimSpace(strings.SplitN(a.out, "\t", 2)[0]), "ms", strings.SplitN(a.out+"\t", "\t", 3)[1]})
+	queryRows(name, dir, idxDir, runs, add, "after the appends, ", false)
 }
 
-// queryRows measures the queries: fresh (a process of its own each), then
-// warm.
-func queryRows(name, dir, idxDir string, runs int, add func(row)) {
+// queryRows measures the queries: fresh (a process of its own each, when
+// fresh), then warm; label starts the rows' names.
+func queryRows(name, dir, idxDir string, runs int, add func(row), label string, fresh bool) {
 	for _, q := range queries {
+		if !fresh {
+			break
+		}
 		f := self("child-query", idxDir, dir, q.q, "1")
-		add(row{name, "fresh open + query: " + q.q, ms(f.wall), "ms", q.what + "; " + f.out})
+		add(row{name, label + "fresh open + query: " + q.q, ms(f.wall), "ms", q.what + "; " + f.out})
 	}
 	w := self("child-query", idxDir, dir, "", strconv.Itoa(runs))
 	for _, l := range strings.Split(strings.TrimSpace(w.out), "\n") {
 		p := strings.SplitN(l, "\t", 4)
 		if len(p) == 4 {
-			add(row{name, "warm query p50 / p99: " + p[0], p[1] + " / " + p[2], "ms", p[3]})
+			add(row{name, label + "warm query p50 / p99: " + p[0], p[1] + " / " + p[2], "ms", p[3]})
 		}
 	}
 }
@@ -385,18 +392,26 @@ func child(mode string, args []string) {
 		s0 := x.Stats()
 		var lat []time.Duration
 		for i := 0; i < n; i++ {
-			line := fmt.Sprintf(`{"type":"message","id":"b%07d","parentId":null,"timestamp":"2025-06-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"appended while indexed %d"}]}}`+"\n", i, i)
+			// The store's own words: the segment the appends make holds
+			// the common words the queries look for, as pi's would.
+			line := fmt.Sprintf(`{"type":"message","id":"b%07d","parentId":null,"timestamp":"2025-06-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"appended while indexed %d: the quick brown fox jumps over the lazy dog while compiling go code with tests and benchmarks for the filesystem mount in a session tree"}]}}`+"\n", i, i)
 			w, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				log.Fatal(err)
 			}
 			w.WriteString(line)
 			w.Close()
+			// Until the append is committed (searchable): Idle would also
+			// wait for the merges, which start a second after the last
+			// commit.
 			start := time.Now()
 			x.Changed(idx.Update(f.Path))
-			<-x.Idle()
+			for !x.Progress().Complete {
+				time.Sleep(50 * time.Microsecond)
+			}
 			lat = append(lat, time.Since(start))
 		}
+		<-x.Idle()
 		s := x.Stats()
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		fmt.Printf("%.1f\tmedian, max %.1f ms; the session %.1f MB, %d bytes read, %d entries indexed for %d appends",
