@@ -20,8 +20,9 @@
 #            large files again) on it with direct I/O as pifs reads (-d).
 #            Builds it with gcc and libfuse3 (installed with apt when
 #            missing, as root).
-# Figure 10 mounts with a persistent cache (--cache-dir WORK/cache), walks,
-# mounts again and walks; figures 1–8 mount with --cache-dir none. Figure
+# Figure 10 mounts with a persistent cache (--cache-dir WORK/cache, the
+# search index off: bench/search.sh measures it), walks, mounts again and
+# walks; figures 1–8 mount with --cache-dir none. Figure
 # 7 measures polling with change events and alone (-o noevents).
 set -euo pipefail
 cd "$(dirname "$0")/.."
