@@ -243,6 +243,14 @@ func Open(o Options) (*Index, error) {
 	return x, nil
 }
 
+// connected counts a connection of the index, and one without the planner's
+// stability guarantee (logged once: the index works, more slowly).
+func (x *Index) connected(stable bool) {
+	if !stable && x.unstable.Add(1) == 1 {
+		x.log("search index: SQLite's planner could not be told to keep its plans (the driver's connection is not as pifs knows it): searches cost about a third more")
+	}
+}
+
 // ErrInUse is Open's error when another process (another mount of the
 // same store with the same cache folder) has the index open.
 var ErrInUse = errors.New("search index in use by another mount")

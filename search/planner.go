@@ -78,11 +78,3 @@ func stablePlans(c any) bool {
 
 // cInt32 is the int32 at p, in memory of the C library's heap (not Go's).
 func cInt32(p uintptr) *int32 { return (*int32)(unsafe.Add(nil, p)) }
-
-// connected counts a connection of the index, and one without the planner's
-// stability guarantee (logged once: the index works, more slowly).
-func (x *Index) connected(stable bool) {
-	if !stable && x.unstable.Add(1) == 1 {
-		x.log("search index: SQLite's planner could not be told to keep its plans (the driver's connection is not as pifs knows it): searches cost about a third more")
-	}
-}
