@@ -37,7 +37,7 @@ func (d *branchesDir) lookup(name string) (Child, error) {
 	var id string
 	err := d.s.with(func(ss *session) error {
 		var ok bool
-		if id, ok = findID(ss.Tree, name, 0); !ok {
+		if id, ok = ss.Tree.FindShown(name, 0); !ok {
 			return ErrNotFound
 		}
 		return nil

@@ -9,7 +9,6 @@ import (
 	"github.com/pifs/pifs/internal/names"
 	"github.com/pifs/pifs/render"
 	"github.com/pifs/pifs/sessions"
-	"github.com/pifs/pifs/tree"
 )
 
 // entriesDir is entries/: every entry, one indented file each.
@@ -57,7 +56,7 @@ func (d *entriesDir) lookup(name string) (Child, error) {
 	}
 	var c Child
 	err := d.s.with(func(ss *session) error {
-		id, ok := findID(ss.Tree, base, len(jsonExt))
+		id, ok := ss.Tree.FindShown(base, len(jsonExt))
 		if !ok {
 			return ErrNotFound
 		}
@@ -141,7 +140,3 @@ func (f *entryFile) size() (int64, time.Time, error) {
 	}
 	return n, mt, err
 }
-
-// findID resolves a name spelled with room bytes left to an entry id
-// (tree.FindShown).
-func findID(t *tree.Tree, name string, room int) (string, bool) { return t.FindShown(name, room) }

@@ -70,8 +70,22 @@ func newUsageFile(v *View, project, name string) *usageFile {
 	return &usageFile{inProject: inProject{v, project}, name: name}
 }
 
-// knownSize: a report's size is never known without building the reports.
-func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
+// knownSize is the size a count of the reports over the store as it is
+// kept (usage.Sizes: ls -l after a remount builds no report).
+func (f *usageFile) knownSize() (int64, time.Time, bool) {
+	if f.sees != nil && !f.sees.all {
+		return 0, time.Time{}, false
+	}
+	return f.v.usage.sizes.Known(f.v.x.Cache(), f.v.opts.SessionsDir, f.v.x.Gen(), f.v.reportFiles, f.v.opts.TimeZone, f.project, f.name, time.Now())
+}
+
+func (f *usageFile) size() (int64, time.Time, error) {
+	if n, t, ok := f.knownSize(); ok {
+		return n, t, nil
+	}
+	data, t, err := f.content()
+	return int64(len(data)), t, err
+}
 
 func (f *usageFile) content() ([]byte, time.Time, error) {
 	reps, mt, err := f.v.reportsFor(f.sees, f.v.opts.TimeZone)
@@ -85,13 +99,17 @@ func (f *usageFile) content() ([]byte, time.Time, error) {
 			rep = usage.Build(nil, f.v.opts.TimeZone).Root
 		}
 	}
-	data, ok := rep.File(f.name, time.Now())
+	now := time.Now()
+	data, ok := rep.File(f.name, now)
 	if !ok {
 		return nil, time.Time{}, ErrNotFound
 	}
 	t := mt[f.project]
 	if t.IsZero() {
 		t = time.Unix(0, 0)
+	}
+	if f.sees == nil || f.sees.all {
+		f.v.usage.sizes.Record(f.v.x.Cache(), f.v.opts.SessionsDir, reps, f.v.opts.TimeZone, f.project, f.name, now, int64(len(data)), t)
 	}
 	return data, t, nil
 }
@@ -146,19 +164,26 @@ func (v *View) reports(loc *time.Location) (*usage.Reports, map[string]time.Time
 	if c.reports != nil && c.gen == gen {
 		return c.reports, c.mtime, nil
 	}
+	files := v.reportFiles()
+	list, kept := c.Sessions(files, func(missing []*sessions.File) []*sessions.File { return v.forWalk(v.fromParsed(missing)) })
+	c.reports, c.mtime, c.gen = usage.Build(list, loc), usage.Mtimes(kept), gen
+	c.sizes.Built(c.reports, files, len(kept) == len(files), loc)
+	c.list, c.files, c.bySight = list, kept, nil
+	if v.letGoRecords() {
+		c.list = nil
+	}
+	return c.reports, c.mtime, nil
+}
+
+// reportFiles are the sessions the store's reports are over.
+func (v *View) reportFiles() []*sessions.File {
 	var files []*sessions.File
 	for _, f := range v.x.All() {
 		if validProject(f.Project) && validSessionName(f.Name) {
 			files = append(files, f)
 		}
 	}
-	list, kept := c.Sessions(files, func(missing []*sessions.File) []*sessions.File { return v.forWalk(v.fromParsed(missing)) })
-	c.reports, c.mtime, c.gen = usage.Build(list, loc), usage.Mtimes(kept), gen
-	c.list, c.files, c.bySight = list, kept, nil
-	if v.letGoRecords() {
-		c.list = nil
-	}
-	return c.reports, c.mtime, nil
+	return files
 }
 
 // letGoRecords drops the records the reports were built from when they

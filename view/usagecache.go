@@ -23,6 +23,8 @@ type usageCache struct {
 	list    []usage.Session
 	files   []*sessions.File
 	bySight map[uint64]sightReports
+	// sizes keeps the reports' sizes for the next mount.
+	sizes usage.Sizes
 	// FactsCache's Scanned counts the sessions read for their records
 	// (see counts); its Held is what it holds, in bytes: it counts
 	// against the cache's budget (cache.Options.Others).
