@@ -19,7 +19,9 @@
 #            (the least any FUSE server costs here), and figure 9 (cat of
 #            large files again) on it with direct I/O as pifs reads (-d).
 #            Builds it with gcc and libfuse3 (installed with apt when
-#            missing, as root).
+#            missing, as root). Figures 1, 2, 4, 8 and 10 also run on
+#            bench/gofloor, the same names served through go-fuse with
+#            pifs's mount options (the floor of a server built as pifs is).
 # Figure 10 mounts with a persistent cache (--cache-dir WORK/cache, the
 # search index off: bench/search.sh measures it), walks, mounts again and
 # walks; figures 1–8 mount with --cache-dir none. Figure
@@ -69,5 +71,7 @@ if [ -n "$floor" ]; then
 	# shellcheck disable=SC2046 # pkg-config's flags are words
 	gcc -O2 -Wall -o "$bin/floor" bench/floor/floor.c $(pkg-config --cflags --libs fuse3)
 	args+=(-floor "$bin/floor")
+	go build -o "$bin/gofloor" ./bench/gofloor
+	args+=(-gofloor "$bin/gofloor")
 fi
 "$bin/scale" -pifs "$bin/pifs" -work "$work" -mnt "$mnt" "${args[@]}"

@@ -76,6 +76,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated figures to run (default all)")
 	mnt := flag.String("mnt", "", "the mountpoint (default WORK/mnt-PID)")
 	floor := flag.String("floor", "", "the floor server (bench/floor), to time figures 1, 2, 4 and 8 on it too")
+	gofloor := flag.String("gofloor", "", "bench/gofloor, to time where the floor is timed (but figures 3 and 9) on it too")
 	cacheMiB := flag.Int64("cache-mib", 0, "mount pifs with --cache-size of this many MiB (default: pifs's default, 256 MiB)")
 	flag.Parse()
 	s := settings["small"]
@@ -95,7 +96,7 @@ func main() {
 	if *mnt == "" {
 		*mnt = filepath.Join(*work, fmt.Sprintf("mnt-%d", os.Getpid()))
 	}
-	b := &bench{s: s, runs: *runs, work: *work, mnt: *mnt, pifs: *pifs, floor: *floor, seed: *seed, figs: map[int]bool{}, manifests: map[string]bool{}, cacheMiB: *cacheMiB}
+	b := &bench{s: s, runs: *runs, work: *work, mnt: *mnt, pifs: *pifs, floor: *floor, gofloor: *gofloor, seed: *seed, figs: map[int]bool{}, manifests: map[string]bool{}, cacheMiB: *cacheMiB}
 	help, _ := exec.Command(*pifs, "--help").CombinedOutput()
 	b.cacheDir = bytes.Contains(help, []byte("--cache-dir"))
 	for f := range strings.SplitSeq(*only, ",") {
@@ -115,20 +116,23 @@ func main() {
 }
 
 type bench struct {
-	s      setting
-	runs   int
-	work   string
-	mnt    string
-	pifs   string
-	floor  string // the floor server, or ""
-	seed   int64
-	figs   map[int]bool
-	a, b   store
-	deep   []string // paths of the deep sessions, relative to deepDir
-	rows   []*row
-	byKey  map[string]*row
-	mounts []*mount
-	info   map[string]any
+	s     setting
+	runs  int
+	work  string
+	mnt   string
+	pifs  string
+	floor string // the floor server, or ""
+	// gofloor is bench/gofloor, or "": the floor of a server built on
+	// go-fuse as pifs is.
+	gofloor string
+	seed    int64
+	figs    map[int]bool
+	a, b    store
+	deep    []string // paths of the deep sessions, relative to deepDir
+	rows    []*row
+	byKey   map[string]*row
+	mounts  []*mount
+	info    map[string]any
 	// stderr, when set, receives the next mount's log instead of pifs.log.
 	stderr io.Writer
 	// manifests made for the floor server in this invocation, by name.
@@ -319,8 +323,11 @@ type row struct {
 	// else; FloorRatio compares it with what the ratio compares pifs with.
 	Floor      []float64 `json:"floor,omitempty"`
 	FloorRatio float64   `json:"floorRatio,omitempty"`
-	PifsCPU    []float64 `json:"pifsCpuMs,omitempty"`
-	PifsIO     []float64 `json:"pifsReadMB,omitempty"`
+	// GoFloor is the same command on bench/gofloor: the same names served
+	// from memory through go-fuse with pifs's mount options.
+	GoFloor []float64 `json:"gofloor,omitempty"`
+	PifsCPU []float64 `json:"pifsCpuMs,omitempty"`
+	PifsIO  []float64 `json:"pifsReadMB,omitempty"`
 	// BaseCPU is pifs's CPU during what Base times.
 	BaseCPU []float64 `json:"baseCpuMs,omitempty"`
 	Notes   []string  `json:"notes,omitempty"`
@@ -683,6 +690,9 @@ func (b *bench) restart(c restartCase) error {
 			return fmt.Errorf("%s on the floor gave %q, on pifs %q", c.cmd, s.out, fresh.out)
 		}
 		r.Floor = append(r.Floor, s.ms)
+		if err := b.goFloorRun(r, man, "", c.cmd, fresh.out); err != nil {
+			return err
+		}
 	}
 	st := b.a
 	if c.store == b.b.dir {
@@ -1495,6 +1505,36 @@ func (b *bench) floorAfter(m *mount, r *row, name, find, setup, cmd, want string
 		return fmt.Errorf("%s on the floor gave %q, on pifs %q: the floor does not serve the same names", cmd, s.out, want)
 	}
 	r.Floor = append(r.Floor, s.ms)
+	return b.goFloorRun(r, man, setup, cmd, want)
+}
+
+// goFloorRun times cmd on bench/gofloor serving manifest, after setup,
+// into r, when the bench has it; its output must be want.
+func (b *bench) goFloorRun(r *row, manifest, setup, cmd, want string) error {
+	if b.gofloor == "" {
+		return nil
+	}
+	m, err := b.start(b.gofloor, manifest, b.mnt)
+	if err != nil {
+		return err
+	}
+	if setup != "" {
+		if _, err := run(nil, m.dir, setup); err != nil {
+			m.unmount()
+			return err
+		}
+	}
+	s, err := run(m, m.dir, cmd)
+	if uerr := m.unmount(); err == nil {
+		err = uerr
+	}
+	if err != nil {
+		return err
+	}
+	if s.out != want {
+		return fmt.Errorf("%s on gofloor gave %q, on pifs %q", cmd, s.out, want)
+	}
+	r.GoFloor = append(r.GoFloor, s.ms)
 	return nil
 }
 
@@ -1662,10 +1702,19 @@ func (b *bench) print(w io.Writer) {
 		fmt.Fprintln(w, "floor: the same command on bench/floor, a FUSE server that serves the same names, sizes and link targets from memory and does nothing else (one thread, no OPEN); its ratio is against the same base as pifs's")
 		fmt.Fprintln(w)
 	}
-	if floors {
+	gofloors := slices.ContainsFunc(b.rows, func(r *row) bool { return len(r.GoFloor) > 0 })
+	if gofloors {
+		fmt.Fprintln(w, "gofloor: the same command on bench/gofloor, which serves those names from memory through go-fuse with pifs's mount options: the floor of a server built as pifs is")
+		fmt.Fprintln(w)
+	}
+	switch {
+	case gofloors:
+		fmt.Fprintln(w, "| # | what | pifs | raw | pi | ratio | target | | floor | floor ratio | gofloor | pifs / gofloor |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	case floors:
 		fmt.Fprintln(w, "| # | what | pifs | raw | pi | ratio | target | | floor | floor ratio |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-	} else {
+	default:
 		fmt.Fprintln(w, "| # | what | pifs | raw | pi | ratio | target | |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	}
@@ -1692,6 +1741,13 @@ func (b *bench) print(w io.Writer) {
 				fratio = fmt.Sprintf("%.2f× %s", r.FloorRatio, r.Vs)
 			}
 			fmt.Fprintf(w, " %s | %s |", span(r.Floor, r.Unit), fratio)
+		}
+		if gofloors {
+			gratio := ""
+			if len(r.GoFloor) > 0 && len(r.Pifs) > 0 {
+				gratio = fmt.Sprintf("%.2f×", median(r.Pifs)/median(r.GoFloor))
+			}
+			fmt.Fprintf(w, " %s | %s |", span(r.GoFloor, r.Unit), gratio)
 		}
 		fmt.Fprintln(w)
 	}
