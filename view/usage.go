@@ -70,18 +70,17 @@ func newUsageFile(v *View, project, name string) *usageFile {
 	return &usageFile{inProject: inProject{v, project}, name: name}
 }
 
-// knownSize is the size a count of the reports over the store as it is
-// kept (usage.Sizes: ls -l after a remount builds no report).
-func (f *usageFile) knownSize() (int64, time.Time, bool) {
-	if f.sees != nil && !f.sees.all {
-		return 0, time.Time{}, false
-	}
-	return f.v.usage.sizes.Known(f.v.x.Cache(), f.v.opts.SessionsDir, f.v.x.Gen(), f.v.reportFiles, f.v.opts.TimeZone, f.project, f.name, time.Now())
-}
+// knownSize: a listing gives the reports by name alone; their size takes
+// the whole store's index (see size), which ls alone need not load.
+func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}, false }
 
+// size is what a count of the reports over the store as it is kept
+// (usage.Sizes: ls -l after a remount builds no report), else counted.
 func (f *usageFile) size() (int64, time.Time, error) {
-	if n, t, ok := f.knownSize(); ok {
-		return n, t, nil
+	if f.sees == nil || f.sees.all {
+		if n, t, ok := f.v.usage.sizes.Known(f.v.x.Cache(), f.v.opts.SessionsDir, f.v.x.Gen(), f.v.reportFiles, f.v.opts.TimeZone, f.project, f.name, time.Now()); ok {
+			return n, t, nil
+		}
 	}
 	data, t, err := f.content()
 	return int64(len(data)), t, err

@@ -76,6 +76,20 @@ func TestUsageSizesKept(t *testing.T) {
 	c1.Close()
 
 	second, c2 := persistView(t, dir, cacheDir)
+	// ls of a project's usage/ gives names alone: it loads no other
+	// project's folder for the store's digest.
+	kids, err := newUsageDir(second, projects[1]).list()
+	if err != nil || len(kids) != len(names) {
+		t.Fatalf("usage/ lists %d names (%v), want %d", len(kids), err, len(names))
+	}
+	for _, c := range kids {
+		if _, ok := second.KnownAttr(c.Node(), nil); ok {
+			t.Errorf("usage/%s: a listing gave its size", c.Name)
+		}
+	}
+	if st := second.x.Stats(); st.FoldersRead != 0 {
+		t.Errorf("listing a project's usage/ read %d folders of the store", st.FoldersRead)
+	}
 	again := stat(second)
 	if second.usage.reports != nil || second.usage.Scanned.Load() != 0 {
 		t.Errorf("the second mount built the reports to stat them (%d sessions read)", second.usage.Scanned.Load())
