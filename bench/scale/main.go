@@ -1404,12 +1404,6 @@ func (b *bench) mount(store string, opts ...string) (*mount, error) {
 	return b.start(b.pifs, append(args, b.mnt)...)
 }
 
-// floorMount starts the floor server on the mountpoint, serving the
-// names of a manifest.
-func (b *bench) floorMount(manifest string) (*mount, error) {
-	return b.start(b.floor, manifest, b.mnt, "-f")
-}
-
 // start runs a FUSE server in the foreground and returns once the
 // mountpoint is its.
 func (b *bench) start(bin string, args ...string) (*mount, error) {
@@ -1514,20 +1508,7 @@ func (b *bench) goFloorRun(r *row, manifest, setup, cmd, want string) error {
 	if b.gofloor == "" {
 		return nil
 	}
-	m, err := b.start(b.gofloor, manifest, b.mnt)
-	if err != nil {
-		return err
-	}
-	if setup != "" {
-		if _, err := run(nil, m.dir, setup); err != nil {
-			m.unmount()
-			return err
-		}
-	}
-	s, err := run(m, m.dir, cmd)
-	if uerr := m.unmount(); err == nil {
-		err = uerr
-	}
+	s, err := b.serve(setup, cmd, b.gofloor, manifest, b.mnt)
 	if err != nil {
 		return err
 	}
@@ -1545,7 +1526,13 @@ func (b *bench) manifestPath(name string) string {
 // floorRun times cmd on a fresh floor mount of a manifest, after setup
 // (untimed, when given).
 func (b *bench) floorRun(manifest, setup, cmd string) (sample, error) {
-	m, err := b.floorMount(manifest)
+	return b.serve(setup, cmd, b.floor, manifest, b.mnt, "-f")
+}
+
+// serve times cmd, after setup, on a fresh mount of the server bin started
+// with args.
+func (b *bench) serve(setup, cmd, bin string, args ...string) (sample, error) {
+	m, err := b.start(bin, args...)
 	if err != nil {
 		return sample{}, err
 	}
