@@ -272,7 +272,7 @@ func TestWalkListsNamesAlone(t *testing.T) {
 // TestRestartReadsNothing: a new mount of an unchanged store, with the
 // persistent cache the last mount left, answers the walks a user starts
 // with (ls -l by-id, find -maxdepth 3, ls -l of every session folder, the
-// usage reports, ls -l of latest/) without opening a session file: no
+// usage reports and their sizes, ls -l of latest/) without opening a session file: no
 // header, tail or name read, no usage scan, no parse; and as the first
 // mount did. The cache is read a folder at a time.
 func TestRestartReadsNothing(t *testing.T) {
@@ -284,6 +284,8 @@ func TestRestartReadsNothing(t *testing.T) {
 		{"sh", "-c", "ls -l by-id"},
 		{"find", ".", "-maxdepth", "3"},
 		{"sh", "-c", "ls -l ./*/2*/"},
+		// The reports' sizes, kept by the last mount: as it showed them.
+		{"sh", "-c", "ls -l --time-style=+%s usage/ ./*/usage/"},
 		{"sh", "-c", "cat usage/*.csv ./*/usage/*.json"},
 	}
 	var first []string
