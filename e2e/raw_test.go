@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -83,5 +85,42 @@ func TestRawReplaced(t *testing.T) {
 	n, _ := held.ReadAt(rest, 0)
 	if !bytes.Equal(rest[:n], old) {
 		t.Errorf("the open file reads %q, the file it was opened on %q", rest[:n], old)
+	}
+}
+
+// TestViewReadSize: the views show st_blksize 128 KiB, what one READ
+// carries, for readers that size their reads by it: a view is direct I/O,
+// a READ for each read(2), and glibc's stdio (sed here) reads 8 KiB at a
+// time by it (its BUFSIZ, the most it takes), 4 KiB by a page.
+func TestViewReadSize(t *testing.T) {
+	store, file := writeStore(t)
+	var big strings.Builder
+	big.WriteString(strings.Join(fixLines, "\n") + "\n")
+	parent := "null"
+	for i := 0; i < 500; i++ {
+		id := "m" + strconv.Itoa(i)
+		big.WriteString(`{"type":"message","id":"` + id + `","parentId":` + parent + `,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"user","content":"` + strings.Repeat("word ", 500) + `"}}` + "\n")
+		parent = `"` + id + `"`
+	}
+	if err := os.WriteFile(file, []byte(big.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mnt := testMount(t, store)
+	md := filepath.Join(sessionPath(mnt), "transcript.md")
+	var st syscall.Stat_t
+	if err := syscall.Stat(md, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Blksize != 128<<10 || st.Size < 1<<20 {
+		t.Fatalf("transcript.md: st_blksize %d, %d bytes; want 128 KiB, over 1 MiB", st.Blksize, st.Size)
+	}
+	before := readStats(t, mnt).Files.ViewReads
+	if lines := strings.TrimSpace(run(t, "", "sed", "-n", "$=", md)); lines == "" || lines == "0" {
+		t.Fatalf("sed counted %q lines", lines)
+	}
+	// The stats file read before adds its own reads (one or two).
+	reads := readStats(t, mnt).Files.ViewReads - before
+	if most := st.Size/(8<<10) + 4; reads > most || reads == 0 {
+		t.Errorf("sed of a %d-byte view: %d reads reached pifs, want at most %d", st.Size, reads, most)
 	}
 }

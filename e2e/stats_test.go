@@ -31,7 +31,7 @@ type stats struct {
 		Notifies, Touched int64
 	}
 	Files struct {
-		RawReads, Passthrough, PassthroughOffered int64
+		RawReads, Passthrough, PassthroughOffered, ViewReads int64
 	}
 }
 

@@ -40,7 +40,11 @@ func setAttr(out *fuse.Attr, a view.Attr) {
 	out.Mode = a.Mode
 	out.Size = a.Size
 	out.Blocks = (a.Size + 511) / 512
-	out.Blksize = 4096
+	// A view is direct I/O: each read(2) is a READ round trip. st_blksize
+	// is what one READ carries (max_read, go-fuse's 128 KiB), for readers
+	// that size their reads by it: glibc's stdio (sed, jq) takes it up to
+	// its BUFSIZ, 8 KiB, where a page would halve its reads' size.
+	out.Blksize = 128 << 10
 	out.Nlink = 1
 	if a.Mode&syscall.S_IFMT == syscall.S_IFDIR {
 		out.Nlink = 2
@@ -495,7 +499,7 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, f.r.errno(err)
 	}
 	if g != nil {
-		return &growing{g, f.r.v.Opened(f.f)}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+		return &growing{g, f.r.v.Opened(f.f), &f.r.files.ViewReads}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 	}
 	gen := f.r.v.Changed()
 	data, a, err := f.r.v.Snapshot(f.f)
@@ -503,10 +507,10 @@ func (f *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, f.r.errno(err)
 	}
 	if f.kept {
-		return &keptSnapshot{snapshot{data, a}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+		return &keptSnapshot{snapshot{data, a, &f.r.files.ViewReads}, f.r, f.EmbeddedInode(), gen}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 	}
 	// Read only: a close needs no FLUSH round trip (tar closes 90,000).
-	return &snapshot{data, a}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	return &snapshot{data, a, &f.r.files.ViewReads}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
 
 // keptSnapshot is an open file whose pages the kernel keeps (an entry
@@ -536,33 +540,37 @@ func (f *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 	if err != nil {
 		return nil, f.r.errno(err)
 	}
-	return (&snapshot{data: data}).Read(ctx, dest, off)
+	return (&snapshot{data: data, reads: &f.r.files.ViewReads}).Read(ctx, dest, off)
 }
 
 // snapshot is an open file's content as it was at open, so that a reader
 // sees one version even while the session changes, and its attributes
-// then (see openAttr).
+// then (see openAttr); reads counts the reads that reached it.
 type snapshot struct {
-	data []byte
-	attr view.Attr
+	data  []byte
+	attr  view.Attr
+	reads *atomic.Int64
 }
 
 var _ = (fs.FileReader)((*snapshot)(nil))
 
 func (s *snapshot) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	s.reads.Add(1)
 	return fuse.ReadResultData(view.Window(s.data, off, len(dest))), 0
 }
 
-// growing is an open file that follows its session (tail -f), and its
-// attributes when opened (see openAttr).
+// growing is an open file that follows its session (tail -f), its
+// attributes when opened (see openAttr) and the count of reads.
 type growing struct {
-	g    *view.Growing
-	attr view.Attr
+	g     *view.Growing
+	attr  view.Attr
+	reads *atomic.Int64
 }
 
 var _ = (fs.FileReader)((*growing)(nil))
 
 func (h *growing) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.reads.Add(1)
 	return fuse.ReadResultData(h.g.Read(off, len(dest))), 0
 }
 

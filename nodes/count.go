@@ -32,6 +32,7 @@ func (r *Root) touch() { r.counts.Touched.Add(1) }
 // fileCounts count how session.jsonl was read: reads that reached pifs
 // (RawReads) and opens the kernel reads from the store's file itself
 // (Passthrough); PassthroughOffered is 1 when the kernel offers to
-// (whether it lets this mount do it depends on who mounted it). .pifs/stats
-// shows them as "files".
-type fileCounts struct{ RawReads, Passthrough, PassthroughOffered atomic.Int64 }
+// (whether it lets this mount do it depends on who mounted it); and the
+// reads of the other files, views and entries, that reached pifs
+// (ViewReads). .pifs/stats shows them as "files".
+type fileCounts struct{ RawReads, Passthrough, PassthroughOffered, ViewReads atomic.Int64 }
