@@ -19,8 +19,8 @@
 #            (the least any FUSE server costs here), and figure 9 (cat of
 #            large files again) on it with direct I/O as pifs reads (-d).
 #            Builds it with gcc and libfuse3 (installed with apt when
-#            missing, as root). Figures 1, 2, 4, 8 and 10 also run on
-#            bench/gofloor, the same names served through go-fuse with
+#            missing, as root). Figures 1 (ls -l repeated), 2 (ls -l by-id
+#            fresh), 8 and 10 also run on bench/gofloor, the same names served through go-fuse with
 #            pifs's mount options (the floor of a server built as pifs is).
 # Figure 10 mounts with a persistent cache (--cache-dir WORK/cache, the
 # search index off: bench/search.sh measures it), walks, mounts again and

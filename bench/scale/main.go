@@ -76,7 +76,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated figures to run (default all)")
 	mnt := flag.String("mnt", "", "the mountpoint (default WORK/mnt-PID)")
 	floor := flag.String("floor", "", "the floor server (bench/floor), to time figures 1, 2, 4 and 8 on it too")
-	gofloor := flag.String("gofloor", "", "bench/gofloor, to time where the floor is timed (but figures 3 and 9) on it too")
+	gofloor := flag.String("gofloor", "", "bench/gofloor, to time figures 1 (ls -l repeated), 2 (ls -l by-id fresh), 8 and 10 on it too")
 	cacheMiB := flag.Int64("cache-mib", 0, "mount pifs with --cache-size of this many MiB (default: pifs's default, 256 MiB)")
 	flag.Parse()
 	s := settings["small"]
