@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/fnv"
 	"sync"
@@ -146,6 +147,10 @@ func (s *Sizes) Record(c *persist.Cache, store string, reps *Reports, loc *time.
 	}
 	if s.sizes == nil {
 		s.sizes = map[string][]byte{}
+	}
+	if bytes.Equal(s.sizes[k], e.Data()) {
+		s.mu.Unlock()
+		return // kept already: a report read again is not written again
 	}
 	s.sizes[k] = e.Data()
 	s.mu.Unlock()

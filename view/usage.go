@@ -77,7 +77,7 @@ func (f *usageFile) knownSize() (int64, time.Time, bool) { return 0, time.Time{}
 // size is what a count of the reports over the store as it is kept
 // (usage.Sizes: ls -l after a remount builds no report), else counted.
 func (f *usageFile) size() (int64, time.Time, error) {
-	if f.sees == nil || f.sees.all {
+	if f.overAll() {
 		if n, t, ok := f.v.usage.sizes.Known(f.v.x.Cache(), f.v.opts.SessionsDir, f.v.x.Gen(), f.v.reportFiles, f.v.opts.TimeZone, f.project, f.name, time.Now()); ok {
 			return n, t, nil
 		}
@@ -85,6 +85,9 @@ func (f *usageFile) size() (int64, time.Time, error) {
 	data, t, err := f.content()
 	return int64(len(data)), t, err
 }
+
+// overAll: the file shows the reports over every session, whose sizes are kept.
+func (f *usageFile) overAll() bool { return f.sees == nil || f.sees.all }
 
 func (f *usageFile) content() ([]byte, time.Time, error) {
 	reps, mt, err := f.v.reportsFor(f.sees, f.v.opts.TimeZone)
@@ -107,7 +110,7 @@ func (f *usageFile) content() ([]byte, time.Time, error) {
 	if t.IsZero() {
 		t = time.Unix(0, 0)
 	}
-	if f.sees == nil || f.sees.all {
+	if f.overAll() {
 		f.v.usage.sizes.Record(f.v.x.Cache(), f.v.opts.SessionsDir, reps, f.v.opts.TimeZone, f.project, f.name, now, int64(len(data)), t)
 	}
 	return data, t, nil
